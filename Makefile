@@ -1,0 +1,43 @@
+# Every target is idempotent: the venv is built once and reinstalled only when setup.cfg changes.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP_BASE := $(VENV)/.installed-base
+STAMP_TEST := $(VENV)/.installed-test
+JOBS ?= 2
+
+.PHONY: demo test lint bench bench-quick fixtures clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(STAMP_BASE): setup.cfg pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(STAMP_TEST): setup.cfg pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@ $(STAMP_BASE)
+
+demo: $(STAMP_BASE)
+	$(PY) -m enzyme_py demo
+
+test: $(STAMP_TEST)
+	$(PY) -m ruff check enzyme_py tests benchmarks
+	$(PY) -m pytest -n $(JOBS) -q tests
+
+lint: $(STAMP_TEST)
+	$(PY) -m ruff check enzyme_py tests benchmarks
+
+bench: $(STAMP_TEST)
+	$(PY) benchmarks/run_all.py
+
+bench-quick: $(STAMP_TEST)
+	$(PY) benchmarks/run_all.py --quick
+
+fixtures: $(STAMP_BASE)
+	$(PY) tests/corpus/regen.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

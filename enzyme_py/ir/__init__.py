@@ -1,0 +1,14 @@
+"""The IR core: an SSA IR mirroring LLVM's, with a parser, printer, builder and verifier.
+
+Invariant: nothing here imports llvmlite or any other part of enzyme_py.
+"""
+
+from enzyme_py.ir import types
+from enzyme_py.ir.errors import EnzymePyError, ParseError, VerifyError
+from enzyme_py.ir.module import Alias, Block, Function, GlobalVariable, Module
+from enzyme_py.ir.parser import parse
+
+__all__ = [
+    "Alias", "Block", "EnzymePyError", "Function", "GlobalVariable", "Module", "ParseError",
+    "VerifyError", "parse", "types",
+]
