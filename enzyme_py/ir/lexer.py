@@ -15,22 +15,25 @@ _NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"]*")'
 
 _TOKEN = re.compile(
     r"""
-    (?P<ws>(?:[ \t\r\n]+|;[^\n]*)+)
-  | (?P<label>(?:[-a-zA-Z$._0-9]+|"[^"]*"):)
-  | (?P<local>%""" + _NAME + r""")
-  | (?P<global>@""" + _NAME + r""")
-  | (?P<comdat>\$""" + _NAME + r""")
-  | (?P<dbgrec>\#dbg_[a-z_]+)
-  | (?P<attrgrp>\#[0-9]+)
-  | (?P<meta>![-a-zA-Z$._0-9\\]*)
-  | (?P<hexfp>[su]?0x[KLMHR]?[0-9A-Fa-f]+)
-  | (?P<float>[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)
-  | (?P<int>-?[0-9]+)
-  | (?P<cstring>c"[^"]*")
-  | (?P<string>"[^"]*")
-  | (?P<word>[a-zA-Z_][a-zA-Z0-9_.]*)
-  | (?P<punct>\.\.\.|[=,()\[\]{}<>*|])
-  | (?P<bad>.)
+    [ \t\r\n]*(?:;[^\n]*[ \t\r\n]*)*   # whitespace and comments, folded into the next token
+    (?:
+      (?P<word>[a-zA-Z_][a-zA-Z0-9_.]*)(?![-$:a-zA-Z0-9_."])
+    | (?P<punct>\.\.\.|[=,()\[\]{}<>*|])
+    | (?P<local>%""" + _NAME + r""")
+    | (?P<hexfp>[su]?0x[KLMHR]?[0-9A-Fa-f]+)
+    | (?P<float>[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)
+    | (?P<int>-?[0-9]+)(?![-$:a-zA-Z_.0-9])
+    | (?P<meta>![-a-zA-Z$._0-9\\]*)
+    | (?P<global>@""" + _NAME + r""")
+    | (?P<label>(?:[-a-zA-Z$._0-9]+|"[^"]*"):)
+    | (?P<attrgrp>\#[0-9]+)
+    | (?P<dbgrec>\#dbg_[a-z_]+)
+    | (?P<cstring>c"[^"]*")
+    | (?P<string>"[^"]*")
+    | (?P<comdat>\$""" + _NAME + r""")
+    | (?P<bad>.)
+    | (?P<end>\Z)
+    )
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -52,11 +55,11 @@ def tokenize(text: str) -> Tokens:
     ak, at, ao = kinds.append, texts.append, offsets.append
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
-        if kind == "ws":
-            continue
+        if kind == "end":
+            break
         ak(kind)  # type: ignore[arg-type]
-        at(m.group())
-        ao(m.start())
+        at(m.group(kind))  # type: ignore[arg-type]
+        ao(m.start(kind))  # type: ignore[arg-type]
     ak(EOF)
     at("")
     ao(len(text))
