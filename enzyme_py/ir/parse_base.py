@@ -67,6 +67,7 @@ class ParserBase:
         self.i = 0
         self._lines: LineIndex | None = None
         self.module = Module(filename)
+        self.type_names: set[str] = set()
 
     # --- cursor -----------------------------------------------------------------------------
 
@@ -113,6 +114,8 @@ class ParserBase:
         j = self.i if at is None else at
         j = min(j, len(self.offsets) - 1)
         offset = self.offsets[j]
+        if self.kinds[j] == EOF and j > 0:  # point just past the last token, not at nothing
+            offset = self.offsets[j - 1] + len(self.texts[j - 1])
         line, col = self.lines.position(offset)
         found = self.texts[j]
         if at is None and "found" not in message:
@@ -183,8 +186,11 @@ class ParserBase:
                 self.i -= 1
                 self.error("expected a type")
         elif k == "local":
+            name = _name_of(t)
+            if name not in self.type_names and name not in self.module.types:
+                self.error("expected a type")
             self.i += 1
-            ty = self.module.get_or_create_struct(_name_of(t))
+            ty = self.module.get_or_create_struct(name)
         elif t == "[":
             self.i += 1
             n = self.expect_int("array length")

@@ -73,7 +73,7 @@ class FunctionBodyParser(ParserBase):
         if b is None:
             b = Block(None if key.isdigit() else key, self.fn)
             self.blocks[key] = b
-            self.block_uses[key] = self.i
+            self.block_uses[key] = self.i - 1  # callers have just consumed the label
         return b
 
     def parse_label(self) -> Block:

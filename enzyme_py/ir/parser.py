@@ -19,6 +19,7 @@ from enzyme_py.ir.parse_instructions import FunctionBodyParser
 from enzyme_py.ir.values import Argument, GlobalValue, Value
 
 _GLOBAL_NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"\n]*")'
+_TYPE_SCAN = re.compile(r"^%(" + _GLOBAL_NAME + r")[ \t]*=[ \t]*type\b", re.MULTILINE)
 _SCAN = re.compile(
     r"^(?:@(" + _GLOBAL_NAME + r")[ \t]*=[ \t]*(?:[\w.]+(?:\([^)\n]*\))?[ \t]+)*?"
     r"(alias|ifunc|global|constant)\b"
@@ -141,6 +142,7 @@ class ModuleParser(FunctionBodyParser):
                 sym = Function(name)
             pending.setdefault(name, sym)
         self.module.symbols.update(pending)
+        self.type_names = {_name_of("%" + mt.group(1)) for mt in _TYPE_SCAN.finditer(self.text)}
 
     # --- top-level entities -----------------------------------------------------------------
 

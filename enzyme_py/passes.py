@@ -1,0 +1,152 @@
+"""Named passes and pipelines over IR modules.
+
+Invariants: a pass is a small object with a `name` and `run(module) -> Module` (it may return
+the module it was given, changed in place, or a new one); a pipeline is a list of passes, spelled
+as a comma-separated string (`"sroa,instcombine,simplifycfg,loop-simplify,lcssa"`). Passes are
+registered with `@register_pass` where they are defined; LLVM's own passes (through llvmlite)
+and the levels `O0`..`O3` are registered here. Consecutive LLVM passes run in one llvmlite
+session unless the caller asks to see the IR after every pass.
+
+Example::
+
+    >>> from enzyme_py.passes import Pipeline
+    >>> pipe = Pipeline.parse("sroa,instcombine")
+    >>> [p.name for p in pipe.passes]
+    ['sroa', 'instcombine']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from enzyme_py import jit
+from enzyme_py.errors import EnzymePyError
+from enzyme_py.ir import Module, parse, verify
+
+
+class Pass(Protocol):
+    name: str
+
+    def run(self, module: Module) -> Module: ...
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    name: str
+    help: str
+    factory: Callable[[], Pass]
+
+
+PASSES: dict[str, PassInfo] = {}
+
+# The canonicalization Enzyme runs before differentiating (DESIGN.md, "Preprocess").
+PREPROCESS_PIPELINE = "sroa,instcombine,simplifycfg,loop-simplify,lcssa"
+
+
+def register_pass(name: str, help: str) -> Callable[[Callable[[], Pass]], Callable[[], Pass]]:
+    """Register a pass factory under `name` (used as a decorator)."""
+
+    def deco(factory: Callable[[], Pass]) -> Callable[[], Pass]:
+        if name in PASSES:
+            raise ValueError(f"pass {name!r} registered twice")
+        PASSES[name] = PassInfo(name, help, factory)
+        return factory
+
+    return deco
+
+
+class PipelineError(EnzymePyError):
+    """An unknown pass name or a malformed pipeline string."""
+
+
+@dataclass
+class LLVMPasses:
+    """One or more of LLVM's passes, run by llvmlite on the printed module."""
+
+    names: list[str]
+
+    @property
+    def name(self) -> str:
+        return ",".join(self.names)
+
+    def run(self, module: Module) -> Module:
+        text = jit.run_llvm_passes(str(module), self.names)
+        out = parse(text, module.name)
+        out.name = module.name
+        return out
+
+
+@dataclass
+class OptLevel:
+    """LLVM's default pipeline at `-O<level>`."""
+
+    level: int
+
+    @property
+    def name(self) -> str:
+        return f"O{self.level}"
+
+    def run(self, module: Module) -> Module:
+        out = parse(jit.optimize(str(module), self.level), module.name)
+        out.name = module.name
+        return out
+
+
+@dataclass
+class VerifyPass:
+    name: str = "verify"
+
+    def run(self, module: Module) -> Module:
+        verify(module)
+        return module
+
+
+register_pass("verify", "check the IR invariants (raises on the first bad function)")(VerifyPass)
+for _level in range(4):
+    register_pass(f"O{_level}", f"LLVM's default -O{_level} pipeline")(
+        lambda level=_level: OptLevel(level))
+for _name in sorted(set(jit.LLVM_PASSES) - set(PASSES)):
+    register_pass(_name, f"LLVM pass '{_name}'")(lambda n=_name: LLVMPasses([n]))
+
+
+@dataclass
+class Pipeline:
+    passes: list[Pass] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, spec: str | list[str]) -> Pipeline:
+        """Build a pipeline from `"a,b,c"` or `["a", "b", "c"]`."""
+        names = spec.split(",") if isinstance(spec, str) else list(spec)
+        names = [n.strip() for n in names if n.strip()]
+        if not names:
+            raise PipelineError("empty pipeline")
+        passes: list[Pass] = []
+        for n in names:
+            info = PASSES.get(n)
+            if info is None:
+                known = ", ".join(sorted(PASSES))
+                raise PipelineError(f"unknown pass {n!r}; known passes: {known}")
+            passes.append(info.factory())
+        return cls(passes)
+
+    def fused(self) -> list[Pass]:
+        """The passes with runs of adjacent LLVM passes merged into one llvmlite call."""
+        out: list[Pass] = []
+        for p in self.passes:
+            if isinstance(p, LLVMPasses) and out and isinstance(out[-1], LLVMPasses):
+                out[-1] = LLVMPasses(out[-1].names + p.names)
+            else:
+                out.append(p)
+        return out
+
+    def run(self, module: Module,
+            after_each: Callable[[str, Module], None] | None = None) -> Module:
+        """Run every pass in order; `after_each(pass_name, module)` sees each stage."""
+        steps = self.passes if after_each is not None else self.fused()
+        for p in steps:
+            module = p.run(module)
+            if after_each is not None:
+                after_each(p.name, module)
+        return module
