@@ -17,6 +17,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -42,7 +43,8 @@ class PassInfo:
 PASSES: dict[str, PassInfo] = {}
 
 # The canonicalization Enzyme runs before differentiating (DESIGN.md, "Preprocess").
-PREPROCESS_PIPELINE = "sroa,instcombine,simplifycfg,loop-simplify,lcssa"
+# `strip-optnone` first: clang -O0 marks every function optnone, which LLVM's passes respect.
+PREPROCESS_PIPELINE = "strip-optnone,sroa,instcombine,simplifycfg,loop-simplify,lcssa"
 
 
 def register_pass(name: str, help: str) -> Callable[[Callable[[], Pass]], Callable[[], Pass]]:
@@ -103,7 +105,24 @@ class VerifyPass:
         return module
 
 
+@dataclass
+class StripOptNone:
+    """Drop `optnone` (clang -O0 adds it) so that the canonicalizing passes may run."""
+
+    name: str = "strip-optnone"
+
+    def run(self, module: Module) -> Module:
+        for fn in module.functions:
+            fn.suffix = [w for w in fn.suffix if w != "optnone"]
+        for key, line in module.attribute_groups.items():
+            module.attribute_groups[key] = _OPTNONE.sub("", line)
+        return module
+
+
+_OPTNONE = re.compile(r"(?<![\w\"-])optnone (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
+
 register_pass("verify", "check the IR invariants (raises on the first bad function)")(VerifyPass)
+register_pass("strip-optnone", "remove optnone so that -O0 code can be optimized")(StripOptNone)
 for _level in range(4):
     register_pass(f"O{_level}", f"LLVM's default -O{_level} pipeline")(
         lambda level=_level: OptLevel(level))

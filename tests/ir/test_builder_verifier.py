@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from enzyme_py import jit
-from enzyme_py.ir import Builder, Module, VerifyError, parse, types as T, verify
+from enzyme_py.ir import Builder, Module, VerifyError, parse, verify
+from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantFloat, ConstantInt
 

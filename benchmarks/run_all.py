@@ -1,0 +1,29 @@
+"""Run every benchmark (`make bench`), or a quick smoke run of each (`make bench-quick`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import bench_ir  # noqa: E402
+
+BENCHMARKS = [("IR parse/print", bench_ir.main)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="small sizes, one run each")
+    args = ap.parse_args(argv)
+    status = 0
+    for title, bench_main in BENCHMARKS:
+        print(f"=== {title} ===")
+        status |= bench_main(["--quick"] if args.quick else [])
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
