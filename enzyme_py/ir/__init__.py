@@ -11,6 +11,6 @@ from enzyme_py.ir.parser import parse
 from enzyme_py.ir.verifier import verify, verify_function
 
 __all__ = [
-    "Alias", "Block", "Builder", "EnzymePyError", "Function", "GlobalVariable", "Module", "ParseError",
-    "VerifyError", "parse", "types", "verify", "verify_function",
+    "Alias", "Block", "Builder", "EnzymePyError", "Function", "GlobalVariable", "Module",
+    "ParseError", "VerifyError", "parse", "types", "verify", "verify_function",
 ]

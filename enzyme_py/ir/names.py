@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 
 _PLAIN = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*\Z")
-_ESCAPE = re.compile(r'[^ !#-\[\]-~]')  # everything except printable ASCII other than " and \
-_UNESCAPE = re.compile(r"\\([0-9A-Fa-f]{2}|\\)")
 
 
 def escape(s: str) -> str:

@@ -107,7 +107,8 @@ def format_double(x: float) -> str:
         s = f"{x:.6e}"
         if float(s) == x:
             return s
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", x))[0]
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    return f"0x{bits:016X}"
 
 
 class ConstantFloat(Constant):
