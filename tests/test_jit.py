@@ -444,7 +444,7 @@ def test_signature_mismatch(jm: JITModule) -> None:
 
 # --------------------------------------------------------------------------- call checks
 
-SUM_SIG = Signature((ArgSpec("values", np.float64, 1, writable=False), ArgSpec("count")))
+SUM_SIG = Signature((ArgSpec("values", np.float64, 1, writable=False), "count"))
 
 
 def test_wrong_argument_count(jm: JITModule) -> None:
