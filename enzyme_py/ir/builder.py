@@ -39,6 +39,16 @@ class Builder:
         self.index = inst.parent.instructions.index(inst)
         return self
 
+    def position_after_def(self, inst: I.Instruction) -> Builder:
+        """Right after `inst` (after the last phi when `inst` is a phi)."""
+        assert inst.parent is not None, "instruction is not in a block"
+        block = inst.parent
+        if isinstance(inst, I.Phi):
+            return self.position_after_phis(block)
+        self.block = block
+        self.index = block.instructions.index(inst) + 1
+        return self
+
     def position_after_phis(self, block: Block) -> Builder:
         self.block, self.index = block, block.first_non_phi_index()
         return self

@@ -1,0 +1,1 @@
+"""Automatic differentiation transforms (reverse mode now; forward mode later)."""

@@ -1,0 +1,377 @@
+"""Reverse mode: from a canonicalized function `f`, build `@diffe_f` (Enzyme's convention).
+
+Arguments of `@diffe_f`: each argument of `f`, followed by its shadow pointer when it is
+`dup`/`dupnoneed`; then the seed of the result when the return is active. It returns the
+adjoints of the `out` arguments (one value, or a struct in argument order; void when none).
+Shadows accumulate: `@diffe_f` adds to them and never clears what the caller put there, except
+that the shadow of memory the function overwrites is consumed (read and zeroed), as in Enzyme.
+
+Structure of the generated function: an `alloca` block (adjoint slots, tape slots, counters),
+the forward sweep (a copy of `f`, instrumented with loop counters, came-from indices and tape
+stores), then one reverse block `rev.B` per forward block `B` in reverse order, and
+`rev.return`. Adjoints live in entry-block slots (`%x.d`) so that SROA turns them into SSA.
+Invariants: `f` is never modified; the input must be canonical (one `ret`, loops in
+loop-simplify/LCSSA form); anything unsupported raises `DifferentiationError` naming the
+function, block and instruction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from enzyme_py.ad import names
+from enzyme_py.ad.reverse_ops import reverse_instruction
+from enzyme_py.ad.tape import LoopState, Tape
+from enzyme_py.analysis.activity import Activity, analyze_activity
+from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
+from enzyme_py.analysis.loops import LoopInfo, find_loops, induction_variables, trip_count
+from enzyme_py.analysis.memory import memory_effects
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.clone import clone_body
+from enzyme_py.ir.dominance import dominators, predecessors
+from enzyme_py.ir.module import Block, Function, Module
+from enzyme_py.ir.printer import Slots
+from enzyme_py.ir.values import Argument, ConstantInt, Value, zero
+from enzyme_py.ir.verifier import verify_function
+
+
+@dataclass(frozen=True)
+class ReverseOptions:
+    name: str | None = None  # name of the gradient function (default `diffe_<f>`)
+
+
+def reverse_diff(module: Module, fn: Function, arg_activity: list[str], return_active: bool,
+                 options: ReverseOptions | None = None) -> Function:
+    """Add the reverse-mode gradient of `fn` to `module` and return it."""
+    return ReverseTransform(module, fn, list(arg_activity), return_active,
+                            options or ReverseOptions()).run()
+
+
+def edge_count(src: Block, dst: Block) -> int:
+    return sum(1 for s in src.successors() if s is dst)
+
+
+class ReverseTransform:
+    def __init__(self, module: Module, fn: Function, arg_activity: list[str],
+                 return_active: bool, options: ReverseOptions) -> None:
+        if fn.is_declaration:
+            raise DifferentiationError(f"@{fn.name} has no body to differentiate")
+        self.module = module
+        self.primal = fn
+        self.arg_activity = arg_activity
+        self.return_active = return_active
+        self.options = options
+        self.b = Builder()
+
+    # --- setup ------------------------------------------------------------------------------
+
+    def run(self) -> Function:
+        fn = self.primal
+        name = self.module.unique_name(self.options.name or names.reverse_function(fn.name))
+        work = Function(name, fn.function_type, [a.name for a in fn.args])
+        work.parent = self.module
+        self.work = work
+        vmap: dict[Value, Value] = dict(zip(fn.args, work.args, strict=True))
+        clone_body(fn, work, vmap)
+        _name_blocks(fn, work)
+        self.original = set(work.instructions())
+        self._check_input()
+        self.dom = dominators(work)
+        try:
+            self.loops: LoopInfo = find_loops(work, self.dom)
+            self.activity: Activity = analyze_activity(work, self.arg_activity,
+                                                       self.return_active)
+        except AnalysisError as exc:
+            raise DifferentiationError(str(exc)) from None
+        self.effects = memory_effects(work)
+        self.preds = predecessors(work)
+        self._make_alloca_block()
+        self._make_arguments()
+        self.tape = Tape(self)
+        self.shadows: dict[Value, Value] = {}
+        self.adjoint_slots: dict[Value, I.Instruction] = {}
+        self._instrument_loops()
+        self._instrument_merges()
+        self._reverse_sweep()
+        self._finish_signature()
+        self.module.add_function(work)
+        problems = verify_function(work, raise_error=False)
+        if problems:
+            raise DifferentiationError(
+                f"internal error: the gradient of @{fn.name} is malformed (a bug in enzyme_py):\n"
+                + "\n".join(problems[:5]))
+        return work
+
+    def _check_input(self) -> None:
+        rets = [i for i in self.work.instructions() if isinstance(i, I.Ret)]
+        if len(rets) != 1:
+            raise DifferentiationError(
+                f"@{self.primal.name} has {len(rets)} return instructions; run the "
+                "preprocessing pipeline (mergereturn) first")
+        self.ret = rets[0]
+        assert self.ret.parent is not None
+        self.exit_block = self.ret.parent
+        for inst in self.work.instructions():
+            if isinstance(inst, (I.Invoke, I.LandingPad, I.Resume, I.IndirectBr)):
+                raise self.error(inst, f"'{inst.opcode}' is not supported in reverse mode yet")
+
+    def error(self, inst: I.Instruction, message: str) -> DifferentiationError:
+        slots = Slots(self.work)
+        block = slots.local(inst.parent) if inst.parent else "?"
+        text = str(inst).split("\n")[0].strip()
+        return DifferentiationError(
+            f"in @{self.primal.name}, block {block}, instruction `{text}`: {message}")
+
+    def _make_alloca_block(self) -> None:
+        """A new first block holds every slot, so SROA can promote them."""
+        entry = self.work.blocks[0]
+        alloca_block = Block("alloca", self.work)
+        self.work.blocks.insert(0, alloca_block)
+        for inst in list(entry.instructions):
+            if isinstance(inst, I.Alloca) and not inst.operands:
+                entry.remove(inst)
+                alloca_block.append(inst)
+        alloca_block.append(I.Br([entry]))
+        self.alloca_block = alloca_block
+        self.entry = entry
+
+    def entry_alloca(self, ty: T.Type, name: str, init: Value | None = None) -> I.Instruction:
+        at = Builder().position_before(self.alloca_block.instructions[-1])
+        slot = at.alloca(ty, name=name)
+        if init is not None:
+            at.store(init, slot)
+        return slot
+
+    def _make_arguments(self) -> None:
+        self.shadow_args: dict[Argument, Argument] = {}
+        self.final_args: list[Argument] = []
+        for arg, act in zip(self.work.args, self.arg_activity, strict=True):
+            self.final_args.append(arg)
+            if act in ("dup", "dupnoneed"):
+                shadow = Argument(T.PTR, names.shadow(arg) if arg.name else None)
+                self.shadow_args[arg] = shadow
+                self.final_args.append(shadow)
+        self.seed: Argument | None = None
+        if self.return_active:
+            self.seed = Argument(self.primal.return_type, "dret")
+            self.final_args.append(self.seed)
+
+    def _finish_signature(self) -> None:
+        outs = [a for a, act in zip(self.work.args, self.arg_activity, strict=True)
+                if act == "out"]
+        if not outs:
+            ret: T.Type = T.VOID
+        elif len(outs) == 1:
+            ret = outs[0].type
+        else:
+            ret = T.StructType(tuple(a.type for a in outs))
+        ftype = T.FunctionType(ret, tuple(a.type for a in self.final_args))
+        for a in self.final_args:
+            a.attrs = []
+        self.work.set_type(ftype, self.final_args)
+        self.work.prefix = []
+        self.work.suffix = []
+
+    def runtime_decl(self, name: str, ftype: T.FunctionType) -> Function:
+        return self.module.declare_function(name, ftype)
+
+    # --- forward instrumentation ------------------------------------------------------------
+
+    def _instrument_loops(self) -> None:
+        self.loop_states: dict = {}
+        for lp in self.loops.loops:
+            if not lp.is_simplified:
+                raise DifferentiationError(
+                    f"a loop in @{self.primal.name} is not in canonical form (no preheader "
+                    "or several latches); run the preprocessing pipeline (loop-simplify)")
+            pre, latch = lp.preheader, lp.latch
+            assert pre is not None and latch is not None and latch.terminator is not None
+            iv = I.Phi(T.I64, name="iv")
+            lp.header.insert(0, iv)
+            nxt = Builder().position_before(latch.terminator).add(
+                iv, ConstantInt(T.I64, 1), name="iv.next", flags=("nuw", "nsw"))
+            for _ in range(edge_count(pre, lp.header)):
+                iv.add_incoming(ConstantInt(T.I64, 0), pre)
+            for _ in range(edge_count(latch, lp.header)):
+                iv.add_incoming(nxt, latch)
+            state = LoopState(lp, iv, self.entry_alloca(T.I64, "riv"))
+            state.trip = trip_count(lp, self.dom)
+            state.ivs = {v.phi: v for v in induction_variables(lp)}
+            for exit_block in lp.exits:
+                limit = I.Phi(T.I64, name="iv.last")
+                exit_block.insert(0, limit)
+                for p in self.preds[exit_block]:
+                    for _ in range(edge_count(p, exit_block)):
+                        limit.add_incoming(iv, p)
+                state.limits[exit_block] = limit
+            self.loop_states[lp] = state
+
+    def _instrument_merges(self) -> None:
+        """A `came-from` index for blocks with several predecessors (loop headers excepted)."""
+        self.came_from: dict[Block, I.Phi] = {}
+        headers = {lp.header for lp in self.loops.loops}
+        for block in self.dom.rpo:
+            preds = self.preds[block]
+            if len(preds) < 2 or block in headers:
+                continue
+            phi = I.Phi(T.I32, name="came.from")
+            for k, p in enumerate(preds):
+                for _ in range(edge_count(p, block)):
+                    phi.add_incoming(ConstantInt(T.I32, k), p)
+            block.insert(0, phi)
+            self.came_from[block] = phi
+
+    # --- adjoints and shadows ---------------------------------------------------------------
+
+    def adjoint_slot(self, v: Value) -> I.Instruction:
+        slot = self.adjoint_slots.get(v)
+        if slot is None:
+            slot = self.entry_alloca(v.type, names.adjoint(v), zero(v.type))
+            self.adjoint_slots[v] = slot
+        return slot
+
+    def is_active(self, v: Value) -> bool:
+        return self.activity.is_active(v)
+
+    def add_adjoint(self, v: Value, contribution: Value) -> None:
+        if not self.activity.is_active(v):
+            return
+        slot = self.adjoint_slot(v)
+        cur = self.b.load(v.type, slot)
+        self.b.store(add_values(self.b, cur, contribution), slot)
+
+    def take_adjoint(self, v: Value) -> Value:
+        """The adjoint of `v` so far, and reset it to zero (each use consumes it)."""
+        slot = self.adjoint_slot(v)
+        d = self.b.load(v.type, slot, name=names.adjoint(v))
+        self.b.store(zero(v.type), slot)
+        return d
+
+    def forward_shadow(self, p: Value) -> Value:
+        """The shadow of pointer `p` in the forward sweep (built next to `p` on first use)."""
+        from enzyme_py.ad.shadow import forward_shadow
+
+        return forward_shadow(self, p)
+
+    def reverse_shadow(self, p: Value) -> Value:
+        return self.tape.lookup(self.forward_shadow(p))
+
+    # --- reverse sweep ----------------------------------------------------------------------
+
+    def _reverse_sweep(self) -> None:
+        order = list(reversed(self.dom.rpo))
+        self.rev: dict[Block, Block] = {}
+        for block in order:
+            self.rev[block] = self.work.append_block(names.reverse_block(block.name))
+        self.rev_return = self.work.append_block("rev.return")
+        ret_value = self.ret.value
+        exit_block = self.exit_block
+        exit_block.remove(self.ret)
+        exit_block.append(I.Br([self.rev[exit_block]]))
+        for block in order:
+            self.b.position_at_end(self.rev[block])
+            if block is exit_block and self.seed is not None and ret_value is not None:
+                self.add_adjoint(ret_value, self.seed)
+            self._reverse_block(block)
+        free = self.runtime_decl("free", T.FunctionType(T.VOID, (T.PTR,)))
+        self.tape.emit_frees(self.rev, free)
+        self._emit_return()
+
+    def _reverse_block(self, block: Block) -> None:
+        body = [i for i in block.instructions if i in self.original and not i.is_terminator]
+        phis = [i for i in body if isinstance(i, I.Phi)]
+        for inst in reversed(body):
+            if not isinstance(inst, I.Phi):
+                reverse_instruction(self, inst)
+        phi_adjoints = {p: self.take_adjoint(p) for p in phis if self.is_active(p)}
+        here = self.b.block
+        assert here is not None
+        preds = self.preds[block]
+        lp = self.loops.loop_of.get(block)
+        if block is self.entry:
+            self.b.br(self.rev_return)
+        elif lp is not None and lp.header is block:
+            state = self.loop_states[lp]
+            riv = self.b.load(T.I64, state.riv_slot, 8, name="riv")
+            first = self.b.icmp("eq", riv, ConstantInt(T.I64, 0), name="riv.first")
+            assert lp.preheader is not None and lp.latch is not None
+            leave = self._edge(block, lp.preheader, phi_adjoints)
+            back = self._edge(block, lp.latch, phi_adjoints, decrement=(state, riv))
+            self.b.position_at_end(here)
+            self.b.condbr(first, leave, back)
+        elif len(preds) == 1:
+            target = self._edge(block, preds[0], phi_adjoints)
+            self.b.position_at_end(here)
+            self.b.br(target)
+        else:
+            index = self.tape.lookup(self.came_from[block])
+            edges = [self._edge(block, p, phi_adjoints) for p in preds]
+            self.b.position_at_end(here)
+            self.b.switch(index, edges[0],
+                          [(ConstantInt(T.I32, k), e) for k, e in enumerate(edges) if k > 0])
+
+    def _edge(self, block: Block, pred: Block, phi_adjoints: dict[I.Phi, Value],
+              decrement: tuple[LoopState, Value] | None = None) -> Block:
+        """The reverse of edge pred -> block: phi adjoints flow to the incoming values, and
+        loops entered backwards get their iteration counters."""
+        entering = [lp for lp in self.loops.loops
+                    if lp.contains(pred) and not lp.contains(block)]
+        if not phi_adjoints and not entering and decrement is None:
+            return self.rev[pred]
+        edge = self.work.append_block(names.reverse_edge(block.name, pred.name))
+        self.b.position_at_end(edge)
+        for phi, d in phi_adjoints.items():
+            self.add_adjoint(phi.value_for(pred), d)
+        if decrement is not None:
+            state, riv = decrement
+            self.b.store(self.b.sub(riv, ConstantInt(T.I64, 1)), state.riv_slot, 8)
+        term = self.b.br(self.rev[pred])
+        for lp in entering:
+            self.b.position_before(term)
+            self.tape.enter_loop(self.loop_states[lp], edge, block)
+        return edge
+
+    def _emit_return(self) -> None:
+        b = self.b.position_at_end(self.rev_return)
+        outs = [a for a, act in zip(self.work.args, self.arg_activity, strict=True)
+                if act == "out"]
+        values = [self.take_adjoint(a) if self.is_active(a) else zero(a.type) for a in outs]
+        if not values:
+            b.ret()
+        elif len(values) == 1:
+            b.ret(values[0])
+        else:
+            agg: Value = zero(T.StructType(tuple(a.type for a in outs)))
+            for k, v in enumerate(values):
+                agg = b.insertvalue(agg, v, [k])
+            b.ret(agg)
+
+
+def add_values(b: Builder, a: Value, x: Value) -> Value:
+    """`a + x` for floats, float vectors, and aggregates of them (other fields keep `a`)."""
+    t = a.type
+    if t.is_fp_or_fp_vector:
+        return b.fadd(a, x)
+    if isinstance(t, (T.ArrayType, T.StructType, T.IdentifiedStructType)):
+        count = t.count if isinstance(t, T.ArrayType) else len(T.struct_elements(t))
+        out = a
+        for k in range(count):
+            et = T.element_type_at(t, k)
+            from enzyme_py.analysis.activity import carries_float
+
+            if not carries_float(et):
+                continue
+            s = add_values(b, b.extractvalue(a, [k]), b.extractvalue(x, [k]))
+            out = b.insertvalue(out, s, [k])
+        return out
+    return a
+
+
+def _name_blocks(src: Function, dst: Function) -> None:
+    """Anonymous blocks get `bbN` names from the original's numbering (readable `rev.bbN`)."""
+    slots = Slots(src)
+    for s, d in zip(src.blocks, dst.blocks, strict=True):
+        if not s.name:
+            d.name = "bb" + slots.block_label(s)

@@ -1,0 +1,267 @@
+"""The reverse of each instruction: adjoints flow from a result to its operands.
+
+Invariants: code is emitted at the transform's builder (inside `rev.B`); primal values come
+from the tape (`lookup`), never straight from the forward sweep; an instruction with an active
+result and no rule raises `DifferentiationError` naming where a rule belongs; memory writes
+into shadowed memory always consume (read and zero) the shadow they overwrite.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enzyme_py.analysis.activity import carries_float
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.values import Constant, ConstantAggregate, ConstantInt, ConstantKeyword, Value
+from enzyme_py.ir.values import const_float, zero
+from enzyme_py.rules.inactive import is_known_inactive
+from enzyme_py.rules.registry import Linear, lookup, rule_key
+
+if TYPE_CHECKING:
+    from enzyme_py.ad.reverse import ReverseTransform
+
+MEMORY_FUNCTIONS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
+RULE_FILES = ("enzyme_py/rules/libm.py (libm functions) or enzyme_py/rules/intrinsics.py "
+              "(llvm.* intrinsics)")
+
+
+class ReverseContext:
+    """`RuleContext` for reverse mode: primal values come from the tape."""
+
+    def __init__(self, tr: ReverseTransform, inst: I.Instruction) -> None:
+        self.tr = tr
+        self.inst = inst
+        self.builder: Builder = tr.b
+        self._ops = diff_operands(inst)
+
+    def operand(self, index: int) -> Value:
+        return self.tr.tape.lookup(self._ops[index])
+
+    def result(self) -> Value:
+        return self.tr.tape.lookup(self.inst)
+
+    def math(self, name: str, *args: Value) -> Value:
+        from enzyme_py.rules.mathcalls import emit_math
+
+        return emit_math(self.builder, self.tr.module, name, list(args))
+
+    def const(self, x: float, like: Value) -> Value:
+        return const_float(like.type, x)
+
+
+def diff_operands(inst: I.Instruction) -> list[Value]:
+    """The operands a rule's partials refer to (call arguments, without the callee)."""
+    if isinstance(inst, I.Call):
+        return inst.args
+    return inst.operands
+
+
+def reverse_instruction(tr: ReverseTransform, inst: I.Instruction) -> None:
+    if isinstance(inst, I.Store):
+        _store(tr, inst)
+        return
+    if isinstance(inst, I.Call):
+        name = inst.callee_name or ""
+        if name.startswith(MEMORY_FUNCTIONS):
+            _memory_call(tr, inst, name)
+            return
+        if _check_call(tr, inst, name):
+            return
+    if not tr.is_active(inst):
+        if isinstance(inst, (I.AtomicRMW, I.CmpXchg)) and tr.activity.touches_shadow(
+                inst.operands[0]):
+            raise tr.error(inst, "atomic updates of active memory are not supported")
+        return
+    if isinstance(inst, I.Load):
+        _load(tr, inst)
+    elif isinstance(inst, I.VectorOp):
+        _vector_op(tr, inst)
+    elif isinstance(inst, I.AggregateOp):
+        _aggregate_op(tr, inst)
+    else:
+        _by_rule(tr, inst)
+
+
+def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
+    """True when the call needs no reverse code; raises for calls we cannot handle."""
+    if name and is_known_inactive(name):
+        return True
+    if name and lookup(name) is not None:
+        return False
+    writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
+    if writes_active or tr.is_active(call):
+        what = f"@{name}" if name else "an indirect call"
+        if name and name in tr.module.symbols and not tr.module.symbols[name].is_declaration:
+            hint = ("calls to other functions on an active path are not supported yet "
+                    "(inline the callee, e.g. compile with -O2 or mark it always_inline)")
+        else:
+            hint = (f"{what} has no derivative rule and no body; add a rule in "
+                    f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
+        raise tr.error(call, hint)
+    return True
+
+
+def _by_rule(tr: ReverseTransform, inst: I.Instruction) -> None:
+    key = rule_key(inst)
+    rule = lookup(key) if key else None
+    if rule is None:
+        raise tr.error(inst, f"no derivative rule for '{key}'; add one in "
+                             f"enzyme_py/rules/ ({RULE_FILES})")
+    ctx = ReverseContext(tr, inst)
+    d = tr.take_adjoint(inst)
+    partials = rule.partials(ctx)
+    ops = diff_operands(inst)
+    if len(partials) != len(ops):
+        raise tr.error(inst, f"rule {rule.where} gives {len(partials)} partials for "
+                             f"{len(ops)} operands")
+    for op, partial in zip(ops, partials, strict=True):
+        if partial is None or isinstance(op, Constant) or not tr.is_active(op):
+            continue
+        contribution = partial.reverse(d) if isinstance(partial, Linear) else partial(d)
+        tr.add_adjoint(op, contribution)
+
+
+def _load(tr: ReverseTransform, inst: I.Load) -> None:
+    d = tr.take_adjoint(inst)
+    b = tr.b
+    sp = tr.reverse_shadow(inst.pointer)
+    old = b.load(inst.type, sp, inst.align)
+    b.store(_add(b, old, d), sp, inst.align)
+
+
+def _add(b: Builder, a: Value, x: Value) -> Value:
+    from enzyme_py.ad.reverse import add_values
+
+    return add_values(b, a, x)
+
+
+def _store(tr: ReverseTransform, inst: I.Store) -> None:
+    value, ptr = inst.operands
+    if not carries_float(value.type) or not tr.activity.touches_shadow(ptr):
+        if value.type.is_pointer and tr.activity.touches_shadow(ptr) and \
+                tr.activity.touches_shadow(value):
+            raise tr.error(inst, "storing pointers to active memory is not supported yet")
+        return
+    b = tr.b
+    sp = tr.reverse_shadow(ptr)
+    if tr.is_active(value):
+        d = b.load(value.type, sp, inst.align)
+        b.store(zero(value.type), sp, inst.align)
+        tr.add_adjoint(value, d)
+    else:
+        b.store(zero(value.type), sp, inst.align)
+
+
+def _memory_call(tr: ReverseTransform, call: I.Call, name: str) -> None:
+    from enzyme_py.ad.runtime import copy_adjoint_function, move_adjoint_function
+
+    dst = call.args[0]
+    if not tr.activity.touches_shadow(dst):
+        return
+    b = tr.b
+    size = tr.tape.lookup(call.args[2])
+    if size.type != T.I64:
+        size = b.zext(size, T.I64)
+    dshadow = tr.reverse_shadow(dst)
+    src = call.args[1]
+    if not name.startswith("llvm.memset") and tr.activity.touches_shadow(src):
+        elem = _memory_float_type(tr, call)
+        helper = (move_adjoint_function if name.startswith("llvm.memmove")
+                  else copy_adjoint_function)(tr.module, elem)
+        b.call(helper, [dshadow, tr.reverse_shadow(src), size])
+        return
+    memset = tr.runtime_decl("llvm.memset.p0.i64",
+                             T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
+    b.call(memset, [dshadow, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
+
+
+def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
+    """The float type held by the memory a memcpy moves (from the loads/stores that touch it)."""
+    from enzyme_py.analysis.memory import underlying
+
+    objs = underlying(call.args[0]) | underlying(call.args[1])
+    kinds: set[str] = set()
+    for inst in tr.work.instructions():
+        if isinstance(inst, (I.Load, I.Store)) and underlying(inst.pointer) & objs:
+            t = inst.type if isinstance(inst, I.Load) else inst.value.type
+            if t.scalar.is_float:
+                kinds.add(str(t.scalar))
+        elif isinstance(inst, I.GetElementPtr) and underlying(inst) & objs:
+            st = inst.source_type
+            while isinstance(st, (T.ArrayType, T.VectorType)):
+                st = st.element
+            if st.is_float:
+                kinds.add(str(st))
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind in ("double", "float", "half"):
+            return kind
+    if not kinds:
+        return "double"
+    raise tr.error(call, f"cannot tell which floating point type this copy moves (seen: "
+                         f"{', '.join(sorted(kinds))})")
+
+
+def _vector_op(tr: ReverseTransform, inst: I.VectorOp) -> None:
+    b = tr.b
+    d = tr.take_adjoint(inst)
+    lookup_ = tr.tape.lookup
+    if inst.opcode == "extractelement":
+        vec, idx = inst.operands
+        if tr.is_active(vec):
+            tr.add_adjoint(vec, b.insertelement(zero(vec.type), d, lookup_(idx)))
+    elif inst.opcode == "insertelement":
+        vec, x, idx = inst.operands
+        i = lookup_(idx)
+        if tr.is_active(x):
+            tr.add_adjoint(x, b.extractelement(d, i))
+        if tr.is_active(vec):
+            tr.add_adjoint(vec, b.insertelement(d, zero(x.type), i))
+    else:  # shufflevector: route each result lane back to its source lane
+        a, c, mask = inst.operands
+        assert isinstance(a.type, T.VectorType)
+        n = a.type.count
+        lanes = _mask_lanes(mask, inst.type)
+        acc: dict[int, Value] = {}
+        for j, m in enumerate(lanes):
+            if m is None:
+                continue
+            src = 0 if m < n else 1
+            if not tr.is_active((a, c)[src]):
+                continue
+            lane = ConstantInt(T.I32, m if m < n else m - n)
+            cur = acc.get(src, zero(a.type))
+            e = b.extractelement(d, ConstantInt(T.I32, j))
+            acc[src] = b.insertelement(cur, b.fadd(b.extractelement(cur, lane), e), lane)
+        for src, value in acc.items():
+            tr.add_adjoint((a, c)[src], value)
+
+
+def _mask_lanes(mask: Value, ty: T.Type) -> list[int | None]:
+    assert isinstance(ty, T.VectorType)
+    if isinstance(mask, ConstantKeyword):
+        return [0 if mask.keyword == "zeroinitializer" else None] * ty.count
+    if isinstance(mask, ConstantAggregate):
+        return [e.value if isinstance(e, ConstantInt) else None for e in mask.elements]
+    from enzyme_py.ir.values import ConstantSplat
+
+    if isinstance(mask, ConstantSplat) and isinstance(mask.element, ConstantInt):
+        return [mask.element.value] * ty.count
+    raise ValueError(f"unsupported shufflevector mask {mask.ref()}")
+
+
+def _aggregate_op(tr: ReverseTransform, inst: I.AggregateOp) -> None:
+    b = tr.b
+    d = tr.take_adjoint(inst)
+    if inst.opcode == "extractvalue":
+        agg = inst.operands[0]
+        if tr.is_active(agg):
+            tr.add_adjoint(agg, b.insertvalue(zero(agg.type), d, inst.indices))
+    else:
+        agg, x = inst.operands
+        if tr.is_active(x):
+            tr.add_adjoint(x, b.extractvalue(d, inst.indices))
+        if tr.is_active(agg):
+            tr.add_adjoint(agg, b.insertvalue(d, zero(x.type), inst.indices))

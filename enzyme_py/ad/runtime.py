@@ -1,0 +1,139 @@
+"""Small IR helper functions the generated gradients call (tape growth, shadow copies).
+
+Invariants: each helper is `internal` to the module that uses it, defined once (by name), and
+written in plain LLVM IR so the optimizer can inline it. Names start with `enzyme_py.`.
+"""
+
+from __future__ import annotations
+
+from enzyme_py.ir import parse
+from enzyme_py.ir.clone import clone_body, symbol_importer
+from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.values import Value
+
+_GROW = """
+define internal void @enzyme_py.grow(ptr %slot, ptr %cap, i64 %needed, i64 %size) {
+entry:
+  %c = load i64, ptr %cap, align 8
+  %full = icmp uge i64 %needed, %c
+  br i1 %full, label %grow, label %done, !prof !0
+grow:
+  %twice = shl i64 %c, 1
+  %more = add i64 %needed, 1
+  %big = icmp ugt i64 %twice, %more
+  %newcap = select i1 %big, i64 %twice, i64 %more
+  store i64 %newcap, ptr %cap, align 8
+  %old = load ptr, ptr %slot, align 8
+  %bytes = mul i64 %newcap, %size
+  %new = call ptr @realloc(ptr %old, i64 %bytes)
+  store ptr %new, ptr %slot, align 8
+  br label %done
+done:
+  ret void
+}
+declare ptr @realloc(ptr, i64)
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"""
+
+# `src[i] += dst[i]; dst[i] = 0` over `n` bytes of T: the adjoint of memcpy(dst, src, n).
+_COPY_ADJOINT = """
+define internal void @enzyme_py.copy_adjoint.{suffix}(ptr %dst, ptr %src, i64 %bytes) {{
+entry:
+  %n = udiv i64 %bytes, {size}
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %pd = getelementptr inbounds {ty}, ptr %dst, i64 %i
+  %ps = getelementptr inbounds {ty}, ptr %src, i64 %i
+  %d = load {ty}, ptr %pd, align {size}
+  %s = load {ty}, ptr %ps, align {size}
+  %sum = fadd {ty} %s, %d
+  store {ty} 0.000000e+00, ptr %pd, align {size}
+  store {ty} %sum, ptr %ps, align {size}
+  %i.next = add nuw i64 %i, 1
+  %more = icmp ult i64 %i.next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+"""
+
+# The adjoint of memmove (regions may overlap): read the whole destination adjoint first.
+_MOVE_ADJOINT = """
+define internal void @enzyme_py.move_adjoint.{suffix}(ptr %dst, ptr %src, i64 %bytes) {{
+entry:
+  %tmp = call ptr @malloc(i64 %bytes)
+  call void @llvm.memcpy.p0.p0.i64(ptr %tmp, ptr %dst, i64 %bytes, i1 false)
+  call void @llvm.memset.p0.i64(ptr %dst, i8 0, i64 %bytes, i1 false)
+  %n = udiv i64 %bytes, {size}
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %pt = getelementptr inbounds {ty}, ptr %tmp, i64 %i
+  %ps = getelementptr inbounds {ty}, ptr %src, i64 %i
+  %d = load {ty}, ptr %pt, align {size}
+  %s = load {ty}, ptr %ps, align {size}
+  %sum = fadd {ty} %s, %d
+  store {ty} %sum, ptr %ps, align {size}
+  %i.next = add nuw i64 %i, 1
+  %more = icmp ult i64 %i.next, %n
+  br i1 %more, label %loop, label %done
+done:
+  call void @free(ptr %tmp)
+  ret void
+}}
+declare ptr @malloc(i64)
+declare void @free(ptr)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+"""
+
+_FLOAT_SUFFIX = {"double": ("f64", 8), "float": ("f32", 4), "half": ("f16", 2)}
+
+
+def _install(module: Module, name: str, text: str) -> Function:
+    existing = module.symbols.get(name)
+    if isinstance(existing, Function) and not existing.is_declaration:
+        return existing
+    helper_module = parse(text, "enzyme_py runtime")
+    src = helper_module.get_function(name)
+    importer = symbol_importer(module)
+    fn = existing if isinstance(existing, Function) else module.add_function(
+        Function(name, src.function_type, [a.name for a in src.args]))
+    fn.set_type(src.function_type, fn.args)
+    fn.prefix = ["internal"]
+    vmap: dict[Value, Value] = dict(zip(src.args, fn.args, strict=True))
+    clone_body(src, fn, vmap, importer)
+    for line in helper_module.metadata:
+        if line not in module.metadata:
+            _add_metadata(module, line, fn)
+    return fn
+
+
+def _add_metadata(module: Module, line: str, fn: Function) -> None:
+    """Give the helper's `!0` a fresh number in `module` and retarget its uses."""
+    used = {int(m.split("=")[0].strip()[1:]) for m in module.metadata
+            if m.split("=")[0].strip()[1:].isdigit()}
+    new_id = max(used, default=-1) + 1
+    old = line.split("=")[0].strip()
+    module.metadata.append(f"!{new_id} =" + line.split("=", 1)[1])
+    for inst in fn.instructions():
+        inst.metadata = [(k, f"!{new_id}" if t == old else t) for k, t in inst.metadata]
+
+
+def grow_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.grow", _GROW)
+
+
+def copy_adjoint_function(module: Module, float_type: str) -> Function:
+    suffix, size = _FLOAT_SUFFIX[float_type]
+    text = _COPY_ADJOINT.format(suffix=suffix, size=size, ty=float_type)
+    return _install(module, f"enzyme_py.copy_adjoint.{suffix}", text)
+
+
+def move_adjoint_function(module: Module, float_type: str) -> Function:
+    suffix, size = _FLOAT_SUFFIX[float_type]
+    text = _MOVE_ADJOINT.format(suffix=suffix, size=size, ty=float_type)
+    return _install(module, f"enzyme_py.move_adjoint.{suffix}", text)

@@ -1,0 +1,90 @@
+"""Shadow pointers in the forward sweep: for every pointer into active memory, the pointer to
+the same place in its shadow.
+
+Invariants: a shadow is built once per primal pointer, right after it (GEPs, casts, selects,
+phis mirror the primal; an argument's shadow is the shadow argument; an alloca's shadow is a
+zero-filled alloca of the same type). A pointer that may point into memory without a shadow
+raises `DifferentiationError`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enzyme_py.ad import names
+from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.clone import clone_instruction
+from enzyme_py.ir.layout import alloc_size
+from enzyme_py.ir.values import Argument, ConstantInt, Value
+
+if TYPE_CHECKING:
+    from enzyme_py.ad.reverse import ReverseTransform
+
+
+def forward_shadow(tr: ReverseTransform, p: Value) -> Value:
+    got = tr.shadows.get(p)
+    if got is not None:
+        return got
+    shadow = _build(tr, p)
+    tr.shadows[p] = shadow
+    return shadow
+
+
+def _build(tr: ReverseTransform, p: Value) -> Value:
+    if isinstance(p, Argument):
+        s = tr.shadow_args.get(p)
+        if s is None:
+            raise DifferentiationError(
+                f"in @{tr.primal.name}: active data is read or written through argument "
+                f"{p.index} ({p.type} %{p.name or p.index}), which is not 'dup': pass it as "
+                "enzyme_dup with a shadow")
+        return s
+    if isinstance(p, I.Alloca):
+        if p not in tr.activity.shadowed:
+            raise tr.error(p, "this stack memory holds active data but has no shadow")
+        return _shadow_alloca(tr, p)
+    if isinstance(p, (I.GetElementPtr, I.Cast)):
+        new = clone_instruction(p, {}, {})
+        new.operands[0] = forward_shadow(tr, p.operands[0])
+        new.name = names.shadow(p)
+        return Builder().position_after_def(p).insert(new)
+    if isinstance(p, I.Select):
+        new = clone_instruction(p, {}, {})
+        new.operands[1] = forward_shadow(tr, p.operands[1])
+        new.operands[2] = forward_shadow(tr, p.operands[2])
+        new.name = names.shadow(p)
+        return Builder().position_after_def(p).insert(new)
+    if isinstance(p, I.Phi):
+        phi = I.Phi(p.type, name=names.shadow(p))
+        assert p.parent is not None
+        p.parent.insert(p.parent.instructions.index(p) + 1, phi)
+        tr.shadows[p] = phi  # before the incoming values: they may lead back here
+        for v, blk in zip(p.operands, p.incoming_blocks, strict=True):
+            phi.add_incoming(forward_shadow(tr, v), blk)
+        return phi
+    if isinstance(p, I.Instruction):
+        raise tr.error(p, "cannot follow this pointer to its shadow memory (pointers loaded "
+                          "from memory or returned by calls are not supported yet)")
+    raise DifferentiationError(
+        f"in @{tr.primal.name}: active data is accessed through {p.type} {p.ref()}, which "
+        "has no shadow (global variables holding active data are not supported yet)")
+
+
+def _shadow_alloca(tr: ReverseTransform, p: I.Alloca) -> Value:
+    new = I.Alloca(p.allocated_type, p.operands[0] if p.operands else None, p.align,
+                   name=names.shadow(p))
+    at = Builder().position_after_def(p)
+    at.insert(new)
+    nbytes: Value = ConstantInt(T.I64, alloc_size(p.allocated_type))
+    if p.operands:
+        count = p.operands[0]
+        if count.type != T.I64:
+            count = at.zext(count, T.I64)
+        nbytes = at.mul(count, nbytes)
+    memset = tr.runtime_decl("llvm.memset.p0.i64",
+                             T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
+    at.call(memset, [new, ConstantInt(T.I8, 0), nbytes, ConstantInt(T.I1, 0)])
+    return new

@@ -1,0 +1,211 @@
+"""Activity analysis: which values carry derivatives, which memory needs a shadow.
+
+A value is *varied* when it depends on an active input (an `out` scalar, or memory behind a
+`dup` pointer), and *useful* when it can influence an active output (the returned value when the
+return is active, or memory behind a `dup` pointer). It is *active* when it is both. Derivatives
+flow through SSA values of floating point type (scalars, vectors, aggregates holding them) and
+through memory; integer and pointer arithmetic never carries one.
+
+Invariants: the result never changes the IR; `active` holds only values of float-carrying
+types; `shadowed` holds the memory objects (dup arguments, allocas) that get shadow memory;
+a varied value stored where no shadow can follow it and loaded back on a useful path raises
+`AnalysisError` rather than dropping the derivative silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from enzyme_py.analysis.errors import AnalysisError
+from enzyme_py.analysis.memory import UNKNOWN, MemObject, underlying
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.module import Function
+from enzyme_py.ir.printer import FunctionPrinter
+from enzyme_py.ir.values import Argument, Value
+
+ACTIVITIES = ("const", "dup", "dupnoneed", "out")
+
+
+def carries_float(t: T.Type) -> bool:
+    """Types whose values can carry a derivative."""
+    if t.is_fp_or_fp_vector:
+        return True
+    if isinstance(t, T.ArrayType):
+        return carries_float(t.element)
+    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
+        return any(carries_float(e) for e in T.struct_elements(t))
+    return False
+
+
+def _mem_call_kind(inst: I.Instruction) -> str | None:
+    if isinstance(inst, I.Call):
+        name = inst.callee_name or ""
+        for kind in ("memcpy", "memmove", "memset"):
+            if name.startswith(f"llvm.{kind}"):
+                return kind
+    return None
+
+
+@dataclass(frozen=True)
+class Activity:
+    function: Function
+    arg_activity: tuple[str, ...]
+    return_active: bool
+    varied: frozenset[Value]
+    useful: frozenset[Value]
+    active: frozenset[Value]
+    shadowed: frozenset[MemObject]
+
+    def is_active(self, v: Value) -> bool:
+        return v in self.active
+
+    def has_shadow(self, ptr: Value) -> bool:
+        """The pointer points (only) into shadowed memory."""
+        objs = underlying(ptr)
+        return bool(objs) and objs <= self.shadowed
+
+    def touches_shadow(self, ptr: Value) -> bool:
+        return bool(underlying(ptr) & self.shadowed)
+
+    def __str__(self) -> str:
+        """The function with `; active` / `; const` on every instruction."""
+        p = FunctionPrinter(self.function)
+        lines = [f"; activity of @{self.function.name}"]
+        for arg, act in zip(self.function.args, self.arg_activity, strict=True):
+            lines.append(f";   arg {p.ref(arg)}: {act}")
+        lines.append(f";   return: {'active' if self.return_active else 'const'}")
+        shadows = [p.ref(o) for o in self.function.args if o in self.shadowed]
+        shadows += [p.ref(i) for i in self.function.instructions() if i in self.shadowed]
+        lines.append(f";   shadow memory: {', '.join(shadows) or 'none'}")
+        for block in self.function.blocks:
+            lines.append(f"{p.slots.block_label(block)}:")
+            for inst in block.instructions:
+                mark = "active" if self._marks_active(inst) else "const"
+                text = p.instruction(inst).split("\n")[0]
+                lines.append(f"  {text}  ; {mark}")
+        return "\n".join(lines) + "\n"
+
+    def _marks_active(self, inst: I.Instruction) -> bool:
+        if inst in self.active:
+            return True
+        if isinstance(inst, I.Store) or _mem_call_kind(inst):
+            return self.touches_shadow(inst.operands[1] if isinstance(inst, I.Store)
+                                       else inst.operands[0])
+        if isinstance(inst, I.Ret):
+            return self.return_active
+        return False
+
+
+def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
+                     return_active: bool) -> Activity:
+    """Activity of `fn` for the given argument activities (`const`/`dup`/`dupnoneed`/`out`)."""
+    if len(arg_activity) != len(fn.args):
+        raise AnalysisError(f"@{fn.name} takes {len(fn.args)} arguments, but "
+                            f"{len(arg_activity)} activities were given")
+    for arg, act in zip(fn.args, arg_activity, strict=True):
+        if act not in ACTIVITIES:
+            raise AnalysisError(f"unknown activity {act!r} (one of {', '.join(ACTIVITIES)})")
+        if act in ("dup", "dupnoneed") and not arg.type.is_pointer:
+            raise AnalysisError(f"argument {arg.index} of @{fn.name} is {arg.type}, not a "
+                                f"pointer: it cannot be '{act}' (use 'out' or 'const')")
+        if act == "out" and not carries_float(arg.type):
+            raise AnalysisError(f"argument {arg.index} of @{fn.name} is {arg.type}: only "
+                                "floating point arguments can be 'out' (use 'dup' for pointers)")
+    if return_active and not carries_float(fn.return_type):
+        raise AnalysisError(f"@{fn.name} returns {fn.return_type}: an active return needs a "
+                            "floating point result")
+    insts = list(fn.instructions())
+    dup_args = {a for a, act in zip(fn.args, arg_activity, strict=True)
+                if act in ("dup", "dupnoneed")}
+    varied = _varied(insts, fn, arg_activity, dup_args)
+    useful = _useful(insts, fn, return_active, dup_args)
+    active = frozenset(v for v in varied & useful if carries_float(v.type))
+    # Memory objects that both receive varied data and are read on useful paths get shadows.
+    shadowed = frozenset(dup_args) | frozenset(
+        o for o in varied & useful if isinstance(o, I.Alloca))
+    _check_lost_derivatives(insts, varied, useful, shadowed)
+    return Activity(fn, tuple(arg_activity), return_active, frozenset(varied), frozenset(useful),
+                    active, shadowed)
+
+
+def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
+            dup_args: set[Argument]) -> set[Value]:
+    """Values (and memory objects) that depend on an active input; a fixpoint."""
+    varied: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
+                          if act == "out"}
+    varied |= dup_args  # as memory objects: their contents are active inputs
+    changed = True
+    while changed:
+        changed = False
+        for inst in insts:
+            new: list[Value] = []
+            if isinstance(inst, I.Load):
+                if carries_float(inst.type) and _objects_varied(underlying(inst.pointer), varied):
+                    new.append(inst)
+            elif isinstance(inst, I.Store):
+                if inst.value in varied:
+                    new.extend(o for o in underlying(inst.pointer) if o is not UNKNOWN)
+            elif _mem_call_kind(inst) in ("memcpy", "memmove"):
+                if _objects_varied(underlying(inst.operands[1]), varied):
+                    new.extend(o for o in underlying(inst.operands[0]) if o is not UNKNOWN)
+            elif carries_float(inst.type) and any(op in varied for op in inst.operands):
+                new.append(inst)
+            for v in new:
+                if v not in varied:
+                    varied.add(v)
+                    changed = True
+    return varied
+
+
+def _objects_varied(objs: frozenset[MemObject], varied: set[Value]) -> bool:
+    return any(o in varied for o in objs if o is not UNKNOWN)
+
+
+def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
+            dup_args: set[Argument]) -> set[Value]:
+    """Values (and memory objects) that can influence an active output; a fixpoint."""
+    useful: set[Value] = set(dup_args)
+    if return_active:
+        for inst in insts:
+            if isinstance(inst, I.Ret) and inst.value is not None:
+                useful.add(inst.value)
+    changed = True
+    while changed:
+        changed = False
+        for inst in reversed(insts):
+            new: list[Value] = []
+            if isinstance(inst, I.Store):
+                if _objects_varied(underlying(inst.pointer), useful):
+                    new.append(inst.value)
+            elif _mem_call_kind(inst) in ("memcpy", "memmove"):
+                if _objects_varied(underlying(inst.operands[0]), useful):
+                    new.extend(o for o in underlying(inst.operands[1]) if o is not UNKNOWN)
+            elif inst in useful:
+                if isinstance(inst, I.Load):
+                    new.extend(o for o in underlying(inst.pointer) if o is not UNKNOWN)
+                elif isinstance(inst, I.Call):
+                    new.extend(a for a in inst.args if carries_float(a.type))
+                else:
+                    new.extend(op for op in inst.operands if carries_float(op.type))
+            for v in new:
+                if v not in useful:
+                    useful.add(v)
+                    changed = True
+    return useful
+
+
+def _check_lost_derivatives(insts, varied, useful, shadowed) -> None:
+    for inst in insts:
+        if isinstance(inst, I.Store) and inst.value in varied and carries_float(inst.value.type):
+            objs = underlying(inst.pointer)
+            lost = [o for o in objs if o not in shadowed and (o is UNKNOWN or o in useful)]
+            if lost:
+                where = "memory that cannot be identified" if UNKNOWN in lost else \
+                    "memory without a shadow (a const argument or a global)"
+                fn = inst.function
+                raise AnalysisError(
+                    f"in @{fn.name if fn else '?'}: `{inst}` stores an active value into "
+                    f"{where}, which is read again on an active path; its derivative would "
+                    "be lost. Pass that pointer as dup (enzyme_dup), or keep active data out "
+                    "of it.")

@@ -1,0 +1,306 @@
+"""Natural loops, their basic induction variables, and trip counts computable at loop entry.
+
+Invariants: `LoopInfo.loops` lists every natural loop outermost first (parents before
+children); a loop's `blocks` include its subloops' blocks; `loop_of[b]` is the innermost loop
+holding `b`. A function with a retreating edge that is not a back edge (irreducible control
+flow) raises `AnalysisError` naming the blocks. `TripCount` describes, for a loop with one
+exiting block that runs once per iteration, the exact number of header executions as an
+expression of values available at the end of the preheader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from enzyme_py.analysis.errors import AnalysisError
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.dominance import Dominators, dominators, predecessors
+from enzyme_py.ir.module import Block, Function
+from enzyme_py.ir.printer import Slots
+from enzyme_py.ir.values import ConstantInt, Value
+
+
+@dataclass(eq=False)
+class Loop:
+    header: Block
+    blocks: set[Block]
+    latches: list[Block]
+    parent: Loop | None = None
+    children: list[Loop] = field(default_factory=list)
+    preheader: Block | None = None
+    exits: list[Block] = field(default_factory=list)  # blocks outside, entered from inside
+    exiting: list[Block] = field(default_factory=list)  # blocks inside with an exit edge
+
+    @property
+    def depth(self) -> int:
+        d, p = 1, self.parent
+        while p is not None:
+            d, p = d + 1, p.parent
+        return d
+
+    @property
+    def latch(self) -> Block | None:
+        return self.latches[0] if len(self.latches) == 1 else None
+
+    @property
+    def is_simplified(self) -> bool:
+        """LLVM's loop-simplify form: preheader, one latch, exits entered only from inside."""
+        return self.preheader is not None and self.latch is not None
+
+    def contains(self, block: Block) -> bool:
+        return block in self.blocks
+
+    def nest(self) -> list[Loop]:
+        """This loop and its ancestors, outermost first."""
+        out: list[Loop] = []
+        lp: Loop | None = self
+        while lp is not None:
+            out.append(lp)
+            lp = lp.parent
+        return out[::-1]
+
+
+@dataclass(frozen=True)
+class InductionVariable:
+    """`phi = [start, preheader], [phi + step, latch]` with a constant integer step."""
+
+    phi: I.Phi
+    start: Value
+    step: int
+    next: I.Instruction
+
+
+@dataclass(frozen=True)
+class TripCount:
+    """Header executions = 1 + number of leading true tests of `value_k <pred> bound`, where
+    `value_k = first + k * step` is the tested IV (or IV+step) at its k-th test."""
+
+    iv: InductionVariable
+    tested_next: bool  # the test reads `iv.next` rather than `iv`
+    predicate: str  # normalized to continue-while-true: slt sle ult ule sgt sge ugt uge ne
+    bound: Value
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    function: Function
+    loops: tuple[Loop, ...]
+    loop_of: dict[Block, Loop]
+
+    def __str__(self) -> str:
+        slots = Slots(self.function)
+        lines = [f"loops of @{self.function.name}:"]
+        for lp in self.loops:
+            names = sorted(slots.local(b) for b in lp.blocks)
+            pre = slots.local(lp.preheader) if lp.preheader else "none"
+            lines.append(f"{'  ' * lp.depth}loop at {slots.local(lp.header)} depth {lp.depth}: "
+                         f"blocks {', '.join(names)}; preheader {pre}; "
+                         f"exits {', '.join(slots.local(b) for b in lp.exits) or 'none'}")
+        return "\n".join(lines)
+
+
+def find_loops(fn: Function, dom: Dominators | None = None) -> LoopInfo:
+    """All natural loops of `fn` (raises `AnalysisError` on irreducible control flow)."""
+    dom = dom or dominators(fn)
+    preds = predecessors(fn)
+    by_header: dict[Block, Loop] = {}
+    for b in dom.rpo:
+        for s in b.successors():
+            if dom.dominates(s, b):  # back edge b -> s
+                lp = by_header.get(s)
+                if lp is None:
+                    lp = by_header[s] = Loop(s, {s}, [])
+                lp.latches.append(b)
+                _grow(lp, b, preds)
+    _check_reducible(fn, dom, by_header)
+    loops = sorted(by_header.values(), key=lambda lp: -len(lp.blocks))
+    loop_of: dict[Block, Loop] = {}
+    for lp in loops:  # larger (outer) loops first, so inner ones overwrite
+        for b in lp.blocks:
+            loop_of[b] = lp
+    for lp in loops:
+        parent = None
+        for cand in loops:
+            if cand is not lp and lp.header in cand.blocks and lp.blocks <= cand.blocks:
+                if parent is None or len(cand.blocks) < len(parent.blocks):
+                    parent = cand
+        lp.parent = parent
+        if parent is not None:
+            parent.children.append(lp)
+    for lp in loops:
+        outside = [p for p in preds[lp.header] if p not in lp.blocks]
+        if len(outside) == 1 and outside[0].successors() == [lp.header]:
+            lp.preheader = outside[0]
+        seen: dict[Block, None] = {}
+        for b in sorted(lp.blocks, key=lambda x: dom.order.get(x, 0)):
+            for s in b.successors():
+                if s not in lp.blocks:
+                    seen.setdefault(s)
+                    if b not in lp.exiting:
+                        lp.exiting.append(b)
+        lp.exits = list(seen)
+    ordered = sorted(loops, key=lambda lp: (lp.depth, dom.order.get(lp.header, 0)))
+    return LoopInfo(fn, tuple(ordered), loop_of)
+
+
+def _grow(lp: Loop, latch: Block, preds: dict[Block, list[Block]]) -> None:
+    stack = [latch]
+    while stack:
+        b = stack.pop()
+        if b in lp.blocks:
+            continue
+        lp.blocks.add(b)
+        stack.extend(preds[b])
+
+
+def _check_reducible(fn: Function, dom: Dominators, loops: dict[Block, Loop]) -> None:
+    """Every edge to an earlier block in DFS order must be a back edge to a loop header."""
+    on_stack: set[Block] = set()
+    done: set[Block] = set()
+    stack = [(fn.entry, iter(fn.entry.successors()))]
+    on_stack.add(fn.entry)
+    while stack:
+        b, it = stack[-1]
+        for s in it:
+            if s in on_stack:
+                if not dom.dominates(s, b):
+                    slots = Slots(fn)
+                    raise AnalysisError(
+                        f"irreducible control flow in @{fn.name}: the cycle through "
+                        f"{slots.local(s)} is entered at more than one block (from "
+                        f"{slots.local(b)}); it is not supported")
+            elif s not in done:
+                on_stack.add(s)
+                stack.append((s, iter(s.successors())))
+                break
+        else:
+            stack.pop()
+            on_stack.discard(b)
+            done.add(b)
+
+
+def induction_variables(lp: Loop) -> list[InductionVariable]:
+    """Basic integer IVs of a simplified loop: header phis stepped by a constant each trip."""
+    if not lp.is_simplified:
+        return []
+    out = []
+    for phi in lp.header.phis():
+        if not phi.type.is_int or len(phi.operands) != 2:
+            continue
+        start = phi.value_for(lp.preheader)  # type: ignore[arg-type]
+        nxt = phi.value_for(lp.latch)  # type: ignore[arg-type]
+        if not (isinstance(nxt, I.BinaryOp) and nxt.opcode in ("add", "sub")):
+            continue
+        a, b = nxt.operands
+        if a is phi and isinstance(b, ConstantInt):
+            step = b.value if nxt.opcode == "add" else -b.value
+        elif b is phi and isinstance(a, ConstantInt) and nxt.opcode == "add":
+            step = a.value
+        else:
+            continue
+        if step != 0:
+            out.append(InductionVariable(phi, start, step, nxt))
+    return out
+
+
+_SWAP = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle", "ult": "ugt", "ule": "uge",
+         "ugt": "ult", "uge": "ule", "eq": "eq", "ne": "ne"}
+_NEGATE = {"slt": "sge", "sle": "sgt", "sgt": "sle", "sge": "slt", "ult": "uge", "ule": "ugt",
+           "ugt": "ule", "uge": "ult", "eq": "ne", "ne": "eq"}
+
+
+def trip_count(lp: Loop, dom: Dominators) -> TripCount | None:
+    """The exact header-execution count of `lp` when its single exit test allows one."""
+    if not lp.is_simplified or len(lp.exiting) != 1:
+        return None
+    x = lp.exiting[0]
+    if not dom.dominates(x, lp.latch):  # type: ignore[arg-type]
+        return None
+    br = x.terminator
+    if not isinstance(br, I.Br) or not br.is_conditional:
+        return None
+    cond = br.condition
+    if not isinstance(cond, I.Compare) or cond.opcode != "icmp":
+        return None
+    stays_if_true = br.targets[0] in lp.blocks
+    for iv in induction_variables(lp):
+        a, b = cond.operands
+        pred = cond.predicate
+        if a is iv.phi or a is iv.next:
+            tested, bound = a, b
+        elif b is iv.phi or b is iv.next:
+            tested, bound, pred = b, a, _SWAP[pred]
+        else:
+            continue
+        if not _invariant(bound, lp):
+            continue
+        if not stays_if_true:
+            pred = _NEGATE[pred]
+        if pred == "eq":
+            continue
+        if pred == "ne" and abs(iv.step) != 1 and not _is_exact_ne(iv):
+            continue
+        increasing = iv.step > 0
+        if pred in ("slt", "sle", "ult", "ule") and not increasing:
+            continue
+        if pred in ("sgt", "sge", "ugt", "uge") and increasing:
+            continue
+        return TripCount(iv, tested is iv.next, pred, bound)
+    return None
+
+
+def _is_exact_ne(iv: InductionVariable) -> bool:
+    # `ne` tests with larger steps come from the vectorizer, which proves divisibility
+    # (`nuw` on the increment); anything else may not be exact.
+    return "nuw" in iv.next.flags or "nsw" in iv.next.flags
+
+
+def _invariant(v: Value, lp: Loop) -> bool:
+    if isinstance(v, I.Instruction):
+        return v.parent is not None and v.parent not in lp.blocks
+    return True
+
+
+def emit_trip_count(b: Builder, tc: TripCount) -> Value:
+    """Emit i64 IR computing the header-execution count (builder at the preheader's end)."""
+    iv = tc.iv
+    ty = iv.phi.type
+    signed = tc.predicate[0] == "s" or tc.predicate == "ne"
+
+    def wide(v: Value) -> Value:
+        if ty == T.I64:
+            return v
+        if isinstance(v, ConstantInt):
+            return ConstantInt(T.I64, v.value)
+        return b.sext(v, T.I64) if signed else b.zext(v, T.I64)
+
+    step = iv.step
+    first = wide(iv.start)
+    if tc.tested_next:
+        first = b.add(first, ConstantInt(T.I64, step), name="tc.first")
+    bound = wide(tc.bound)
+    zero, one = ConstantInt(T.I64, 0), ConstantInt(T.I64, 1)
+    pred = tc.predicate
+    if pred == "ne":
+        dist = b.sub(bound, first) if step > 0 else b.sub(first, bound)
+        trues = dist if abs(step) == 1 else b.binop("udiv", dist, ConstantInt(T.I64, abs(step)))
+        return b.add(trues, one, name="tc")
+    if step > 0:
+        lo, hi = first, bound
+    else:
+        lo, hi = bound, first
+    mag = abs(step)
+    dist = b.sub(hi, lo, name="tc.dist")
+    inclusive = pred in ("sle", "ule", "sge", "uge")
+    cmp = ("s" if signed else "u") + ("ge" if inclusive else "gt")
+    in_range = b.icmp(cmp, hi, lo)
+    if inclusive:
+        count = b.binop("udiv", dist, ConstantInt(T.I64, mag))
+        count = b.add(count, one)
+    else:
+        count = b.add(dist, ConstantInt(T.I64, mag - 1))
+        count = b.binop("udiv", count, ConstantInt(T.I64, mag))
+    trues = b.select(in_range, count, zero)
+    return b.add(trues, one, name="tc")
