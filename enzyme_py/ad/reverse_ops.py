@@ -14,9 +14,16 @@ from enzyme_py.analysis.activity import carries_float
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
-from enzyme_py.ir.values import Constant, ConstantAggregate, ConstantInt, ConstantKeyword, Value
-from enzyme_py.ir.values import const_float, zero
+from enzyme_py.ir.values import (
+    Constant,
+    ConstantAggregate,
+    ConstantInt,
+    ConstantKeyword,
+    Value,
+    zero,
+)
 from enzyme_py.rules.inactive import is_known_inactive
+from enzyme_py.rules.mathcalls import MathContextMixin
 from enzyme_py.rules.registry import Linear, lookup, rule_key
 
 if TYPE_CHECKING:
@@ -27,7 +34,7 @@ RULE_FILES = ("enzyme_py/rules/libm.py (libm functions) or enzyme_py/rules/intri
               "(llvm.* intrinsics)")
 
 
-class ReverseContext:
+class ReverseContext(MathContextMixin):
     """`RuleContext` for reverse mode: primal values come from the tape."""
 
     def __init__(self, tr: ReverseTransform, inst: I.Instruction) -> None:
@@ -41,14 +48,6 @@ class ReverseContext:
 
     def result(self) -> Value:
         return self.tr.tape.lookup(self.inst)
-
-    def math(self, name: str, *args: Value) -> Value:
-        from enzyme_py.rules.mathcalls import emit_math
-
-        return emit_math(self.builder, self.tr.module, name, list(args))
-
-    def const(self, x: float, like: Value) -> Value:
-        return const_float(like.type, x)
 
 
 def diff_operands(inst: I.Instruction) -> list[Value]:

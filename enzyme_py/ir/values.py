@@ -346,11 +346,26 @@ def const_int(type: T.Type, value: int) -> ConstantInt:
     return ConstantInt(type, value)
 
 
+def round_to(kind: str, x: float) -> float:
+    """`x` rounded to the precision of float kind `kind` (LLVM rejects inexact constants)."""
+    if kind == "float":
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    if kind == "half":
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    if kind == "bfloat":
+        bits = struct.unpack("<I", struct.pack("<f", x))[0]
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    return x
+
+
 def const_float(type: T.Type, value: float) -> ConstantFloat:
-    """A float constant of `type` (scalar, or a vector splat when `type` is a vector)."""
+    """A float constant of `type` (scalar, or a vector splat when `type` is a vector), rounded
+    to the type's precision."""
     if isinstance(type, T.VectorType):
-        return ConstantSplat(type, ConstantFloat(type.element, value))  # type: ignore[return-value]
-    return ConstantFloat(type, value)
+        return ConstantSplat(type, const_float(type.element, value))  # type: ignore[return-value]
+    kind = type.kind if isinstance(type, T.FloatType) else "double"
+    return ConstantFloat(type, round_to(kind, value))
 
 
 def zero(type: T.Type) -> Constant:
