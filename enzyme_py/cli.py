@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _load_commands() -> None:
     # Importing a command module registers its commands.
-    from enzyme_py import cli_commands  # noqa: F401
+    from enzyme_py import cli_ad, cli_commands  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:
