@@ -88,7 +88,7 @@ class Tape:
         block = v.parent
         assert block is not None, f"value {v} is not in the function"
         lp = tr.loops.loop_of.get(block)
-        if lp is None and tr.dom.dominates(block, tr.exit_block):
+        if self.direct(block):
             return v
         if lp is not None:
             state = tr.loop_states[lp]
@@ -103,6 +103,13 @@ class Tape:
             new.name = v.name
             return tr.b.insert(new)
         return self._load_cached(v, lp)
+
+    def direct(self, block: Block) -> bool:
+        """Values of `block` can be used as they are anywhere in the reverse sweep."""
+        tr = self.tr
+        if block is tr.alloca_block:
+            return True
+        return tr.loops.loop_of.get(block) is None and tr.dom.dominates(block, tr.exit_block)
 
     def _rebuild_iv(self, iv: InductionVariable, state: LoopState) -> Value:
         b = self.tr.b
@@ -130,8 +137,8 @@ class Tape:
     def _cheap_here(self, v: I.Instruction, depth: int) -> bool:
         tr = self.tr
         if isinstance(v, I.Load):
-            if v.flags or v.ordering:
-                return False
+            if v.flags or v.ordering or v not in tr.original:
+                return False  # tape reads are never re-read: their slots change as we go
             if tr.effects.may_be_written(underlying(v.pointer)):
                 return False
         elif v.opcode not in _CHEAP:
@@ -143,7 +150,7 @@ class Tape:
             if blk is None:
                 return False
             lp = tr.loops.loop_of.get(blk)
-            if lp is None and tr.dom.dominates(blk, tr.exit_block):
+            if self.direct(blk):
                 continue
             if lp is not None:
                 st = tr.loop_states[lp]
