@@ -11,6 +11,7 @@ import sys
 from importlib import resources
 
 from enzyme_py.cli import StageDump, add_dump_options, command, read_text, write_text
+from enzyme_py.errors import EnzymePyError
 from enzyme_py.ir import parse
 from enzyme_py.passes import PREPROCESS_PIPELINE, Pipeline
 
@@ -22,6 +23,9 @@ def _opt_arguments(p: argparse.ArgumentParser) -> None:
                         "see --list-passes")
     p.add_argument("-o", "--output", metavar="OUT.ll", help="output file (default: stdout)")
     p.add_argument("--list-passes", action="store_true", help="list the known passes and exit")
+    p.add_argument("--print", action="store_true", dest="print_analyses",
+                   help="print the results of analysis passes (activity, loops) instead of "
+                        "the module (which still goes to -o when given)")
     add_dump_options(p)
 
 
@@ -40,6 +44,17 @@ def opt(args: argparse.Namespace) -> int:
     if dump.active:
         dump("input", module)
     module = pipeline.run(module, dump if dump.active else None)
+    if args.print_analyses:
+        from enzyme_py.passes import AnalysisPass
+
+        reports = [r for p in pipeline.passes if isinstance(p, AnalysisPass) for r in p.reports]
+        if not reports:
+            raise EnzymePyError("--print needs an analysis pass in the pipeline "
+                                "(e.g. -p activity or -p loops)")
+        sys.stdout.write("\n".join(reports))
+        if args.output:
+            write_text(args.output, str(module))
+        return 0
     write_text(args.output, str(module))
     return 0
 

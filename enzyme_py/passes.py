@@ -24,7 +24,7 @@ from typing import Protocol
 
 from enzyme_py import jit
 from enzyme_py.errors import EnzymePyError
-from enzyme_py.ir import Module, parse, verify
+from enzyme_py.ir import Function, Module, parse, verify
 
 
 class Pass(Protocol):
@@ -121,6 +121,40 @@ class StripOptNone:
 
 _OPTNONE = re.compile(r"(?<![\w\"-])optnone (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
 
+@dataclass
+class AnalysisPass:
+    """Runs an analysis on every defined function; `reports` holds the printed results."""
+
+    name: str
+    analyze: Callable[[Function], object]
+    reports: list[str] = field(default_factory=list)
+
+    def run(self, module: Module) -> Module:
+        for fn in module.functions:
+            if not fn.is_declaration:
+                self.reports.append(str(self.analyze(fn)))
+        return module
+
+
+def _default_activity(fn: Function) -> object:
+    from enzyme_py.analysis.activity import analyze_activity, carries_float
+
+    acts = ["const" if a.type.is_int else "out" if carries_float(a.type) else
+            "dup" if a.type.is_pointer else "const" for a in fn.args]
+    return analyze_activity(fn, acts, carries_float(fn.return_type))
+
+
+def _loops(fn: Function) -> object:
+    from enzyme_py.analysis.loops import describe_loops
+
+    return describe_loops(fn)
+
+
+register_pass("activity", "activity analysis with default activities (ints const, floats "
+              "out, pointers dup); see --print")(lambda: AnalysisPass("activity",
+                                                                      _default_activity))
+register_pass("loops", "natural loops, induction variables, trip counts; see --print")(
+    lambda: AnalysisPass("loops", _loops))
 register_pass("verify", "check the IR invariants (raises on the first bad function)")(VerifyPass)
 register_pass("strip-optnone", "remove optnone so that -O0 code can be optimized")(StripOptNone)
 for _level in range(4):

@@ -240,7 +240,7 @@ def trip_count(lp: Loop, dom: Dominators) -> TripCount | None:
             pred = _NEGATE[pred]
         if pred == "eq":
             continue
-        if pred == "ne" and abs(iv.step) != 1 and not _is_exact_ne(iv):
+        if pred == "ne" and abs(iv.step) != 1 and not _is_exact_ne(iv, bound, tested is iv.next):
             continue
         increasing = iv.step > 0
         if pred in ("slt", "sle", "ult", "ule") and not increasing:
@@ -251,10 +251,20 @@ def trip_count(lp: Loop, dom: Dominators) -> TripCount | None:
     return None
 
 
-def _is_exact_ne(iv: InductionVariable) -> bool:
-    # `ne` tests with larger steps come from the vectorizer, which proves divisibility
-    # (`nuw` on the increment); anything else may not be exact.
-    return "nuw" in iv.next.flags or "nsw" in iv.next.flags
+def _is_exact_ne(iv: InductionVariable, bound: Value, tested_next: bool) -> bool:
+    """An `iv != bound` exit with |step| > 1 is exact only if the IV hits `bound`: when the
+    increment cannot wrap (`nuw`/`nsw`, as the vectorizer emits), or when the loop starts at a
+    multiple of a power-of-two step and the bound is rounded down to one (`and n, -step`, as
+    the unroller emits)."""
+    if "nuw" in iv.next.flags or "nsw" in iv.next.flags:
+        return True
+    step = abs(iv.step)
+    if step & (step - 1) or not isinstance(iv.start, ConstantInt) or iv.start.value % step:
+        return False
+    if not (isinstance(bound, I.BinaryOp) and bound.opcode == "and"):
+        return False
+    mask = bound.operands[1]
+    return isinstance(mask, ConstantInt) and (mask.value & (step - 1)) == 0
 
 
 def _invariant(v: Value, lp: Loop) -> bool:
@@ -304,3 +314,32 @@ def emit_trip_count(b: Builder, tc: TripCount) -> Value:
         count = b.binop("udiv", count, ConstantInt(T.I64, mag))
     trues = b.select(in_range, count, zero)
     return b.add(trues, one, name="tc")
+
+
+def describe_loops(fn: Function) -> str:
+    """Loops with their induction variables and trip counts, for `-p loops --print`."""
+    dom = dominators(fn)
+    info = find_loops(fn, dom)
+    slots = Slots(fn)
+    head = str(info).split("\n")
+    lines = [head[0]]
+    for lp, loop_line in zip(info.loops, head[1:], strict=True):
+        lines.append(loop_line)
+        ind = "  " * lp.depth
+        for iv in induction_variables(lp):
+            lines.append(f"{ind}  induction variable {slots.local(iv.phi)}: start "
+                         f"{_ref(iv.start, slots)}, step {iv.step}")
+        tc = trip_count(lp, dom)
+        if tc is None:
+            lines.append(f"{ind}  trip count: unknown at loop entry (tape grows as it runs)")
+        else:
+            tested = slots.local(tc.iv.next if tc.tested_next else tc.iv.phi)
+            lines.append(f"{ind}  trip count: 1 + leading true tests of {tested} "
+                         f"{tc.predicate} {_ref(tc.bound, slots)}")
+    return "\n".join(lines) + "\n"
+
+
+def _ref(v: Value, slots: Slots) -> str:
+    if isinstance(v, I.Instruction) or v.__class__.__name__ == "Argument":
+        return slots.local(v)
+    return v.ref()
