@@ -9,9 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import bench_ir  # noqa: E402
+from benchmarks import bench_ir, bench_reverse  # noqa: E402
 
-BENCHMARKS = [("IR parse/print", bench_ir.main)]
+BENCHMARKS = [("IR parse/print", bench_ir.main),
+              ("reverse mode vs primal", bench_reverse.main)]
 
 
 def main(argv: list[str] | None = None) -> int:

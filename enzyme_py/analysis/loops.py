@@ -3,9 +3,9 @@
 Invariants: `LoopInfo.loops` lists every natural loop outermost first (parents before
 children); a loop's `blocks` include its subloops' blocks; `loop_of[b]` is the innermost loop
 holding `b`. A function with a retreating edge that is not a back edge (irreducible control
-flow) raises `AnalysisError` naming the blocks. `TripCount` describes, for a loop with one
-exiting block that runs once per iteration, the exact number of header executions as an
-expression of values available at the end of the preheader.
+flow) raises `AnalysisError` naming the blocks. `TripCount` describes, from an exit test that runs
+on every iteration, the number of header executions (exact when that is the only exit, an upper
+bound otherwise) as an expression of values available at the end of the preheader.
 """
 
 from __future__ import annotations
@@ -212,12 +212,24 @@ _NEGATE = {"slt": "sge", "sle": "sgt", "sgt": "sle", "sge": "slt", "ult": "uge",
 
 
 def trip_count(lp: Loop, dom: Dominators) -> TripCount | None:
-    """The exact header-execution count of `lp` when its single exit test allows one."""
-    if not lp.is_simplified or len(lp.exiting) != 1:
+    """A bound on the header executions of `lp`, computable at loop entry.
+
+    It comes from an exit test on an induction variable in a block that runs on every
+    iteration (it dominates the latch). Other exits (`break`, error paths) can only end the loop
+    earlier, so the count is exact when that test is the only exit and an upper bound otherwise
+    (enough to size the tape; the reverse sweep uses the real count).
+    """
+    if not lp.is_simplified:
         return None
-    x = lp.exiting[0]
-    if not dom.dominates(x, lp.latch):  # type: ignore[arg-type]
-        return None
+    for x in lp.exiting:
+        if dom.dominates(x, lp.latch):  # type: ignore[arg-type]
+            tc = _exit_test(lp, x)
+            if tc is not None:
+                return tc
+    return None
+
+
+def _exit_test(lp: Loop, x: Block) -> TripCount | None:
     br = x.terminator
     if not isinstance(br, I.Br) or not br.is_conditional:
         return None
