@@ -73,6 +73,8 @@ class ReverseTransform:
         work = Function(name, fn.function_type, [a.name for a in fn.args])
         work.parent = self.module
         self.work = work
+        for src_arg, arg in zip(fn.args, work.args, strict=True):
+            arg.attrs = list(src_arg.attrs)  # noalias/readonly inform the alias analysis
         vmap: dict[Value, Value] = dict(zip(fn.args, work.args, strict=True))
         clone_body(fn, work, vmap)
         _name_blocks(fn, work)
@@ -228,7 +230,7 @@ class ReverseTransform:
     def adjoint_slot(self, v: Value) -> I.Instruction:
         slot = self.adjoint_slots.get(v)
         if slot is None:
-            slot = self.entry_alloca(v.type, names.adjoint(v), zero(v.type))
+            slot = self.entry_alloca(v.type, names.adjoint(v), adjoint_zero(v.type))
             self.adjoint_slots[v] = slot
         return slot
 
@@ -246,7 +248,7 @@ class ReverseTransform:
         """The adjoint of `v` so far, and reset it to zero (each use consumes it)."""
         slot = self.adjoint_slot(v)
         d = self.b.load(v.type, slot, name=names.adjoint(v))
-        self.b.store(zero(v.type), slot)
+        self.b.store(adjoint_zero(v.type), slot)
         return d
 
     def forward_shadow(self, p: Value) -> Value:
@@ -347,6 +349,20 @@ class ReverseTransform:
             for k, v in enumerate(values):
                 agg = b.insertvalue(agg, v, [k])
             b.ret(agg)
+
+
+def adjoint_zero(t: T.Type) -> Value:
+    """The empty adjoint: -0.0, the exact identity of fadd (+0.0 is not: -0.0 + 0.0 = +0.0),
+    so LLVM folds the first accumulation `-0.0 + x` into `x`."""
+    from enzyme_py.ir.values import ConstantAggregate, const_float
+
+    if t.is_fp_or_fp_vector:
+        return const_float(t, -0.0)
+    if isinstance(t, T.ArrayType):
+        return ConstantAggregate(t, tuple(adjoint_zero(t.element) for _ in range(t.count)))
+    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
+        return ConstantAggregate(t, tuple(adjoint_zero(e) for e in T.struct_elements(t)))
+    return zero(t)
 
 
 def add_values(b: Builder, a: Value, x: Value) -> Value:

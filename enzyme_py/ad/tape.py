@@ -143,6 +143,8 @@ class Tape:
                 return False
         elif v.opcode not in _CHEAP:
             return False
+        assert v.parent is not None
+        own_loop = tr.loops.loop_of.get(v.parent)
         for op in v.operands:
             if not isinstance(op, I.Instruction):
                 continue
@@ -156,6 +158,8 @@ class Tape:
                 st = tr.loop_states[lp]
                 if op is st.iv or op in st.ivs:
                     continue
+            if own_loop is not None and (lp is None or _strictly_encloses(lp, own_loop)):
+                continue  # fetched once per outer iteration: invariant in v's reversed loop
             if not self.is_cheap(op, depth + 1):
                 return False
         return True
@@ -249,6 +253,15 @@ class Tape:
             for get in getters:
                 b.position_before(rb.terminator)
                 b.call(free, [get()])
+
+
+def _strictly_encloses(outer: Loop, inner: Loop) -> bool:
+    p = inner.parent
+    while p is not None:
+        if p is outer:
+            return True
+        p = p.parent
+    return False
 
 
 def _gep(b: Builder, ty: T.Type, arr: Value, index: Value) -> Value:
