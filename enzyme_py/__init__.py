@@ -3,16 +3,29 @@
 Functions become LLVM IR (our Python front end, or any `.ll` file), are differentiated after
 optimization, and the gradient IR is optimized again and JIT-compiled with llvmlite.
 
-Invariant: importing the package is cheap; llvmlite is loaded only by `enzyme_py.jit`, on first
-use.
+Invariant: llvmlite is imported only by `enzyme_py.jit`.
 """
 
+from enzyme_py.api import (
+    Active,
+    Const,
+    Duplicated,
+    DuplicatedNoNeed,
+    autodiff,
+    grad,
+    jit,
+    show,
+    value_and_grad,
+    vjp,
+)
 from enzyme_py.errors import BackendError, CallError, EnzymePyError, ParseError, VerifyError
+from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.ir import parse
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BackendError", "CallError", "EnzymePyError", "ParseError", "VerifyError", "__version__",
-    "parse",
+    "Active", "BackendError", "CallError", "Const", "Duplicated", "DuplicatedNoNeed",
+    "EnzymePyError", "FrontendError", "ParseError", "VerifyError", "__version__", "autodiff",
+    "grad", "jit", "parse", "show", "value_and_grad", "vjp",
 ]

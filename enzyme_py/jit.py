@@ -785,7 +785,8 @@ class JITModule:
         return sorted(self._functions)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._functions
+        """A defined, non-internal function or global variable of that name exists."""
+        return name in self._addresses
 
     def _missing(self, name: str, what: str = "function") -> BackendError:
         return BackendError(f"no {what} @{name} is defined (with external linkage) in the "

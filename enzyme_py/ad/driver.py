@@ -20,7 +20,8 @@ from enzyme_py.passes import OptLevel, Pipeline
 
 # Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
 # loops with a preheader and one latch, values leaving loops through exit-block phis.
-AD_PIPELINE = "strip-optnone,sroa,instcombine,simplifycfg,mergereturn,loop-simplify,lcssa"
+AD_PIPELINE = ("strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,"
+               "loop-simplify,lcssa")
 
 Stage = Callable[[str, Module], None]
 
@@ -32,6 +33,7 @@ def prepare(module: Module, on_stage: Stage | None = None) -> Module:
 
 def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
                     *, opt_level: int = 2, name: str | None = None,
+                    return_primal: bool = False,
                     on_stage: Stage | None = None) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
     work = prepare(module, on_stage)
@@ -41,7 +43,8 @@ def gradient_module(module: Module, function: str, activities: list[str], return
         raise DifferentiationError(str(exc.args[0])) from None
     if on_stage is not None:
         on_stage("activity", _ActivityView(analyze_activity(fn, activities, return_active)))
-    grad = reverse_diff(work, fn, activities, return_active, ReverseOptions(name=name))
+    grad = reverse_diff(work, fn, activities, return_active,
+                        ReverseOptions(name=name, return_primal=return_primal))
     if on_stage is not None:
         on_stage("gradient", work)
     if opt_level > 0:

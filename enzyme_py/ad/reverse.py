@@ -40,6 +40,8 @@ from enzyme_py.ir.verifier import verify_function
 @dataclass(frozen=True)
 class ReverseOptions:
     name: str | None = None  # name of the gradient function (default `diffe_<f>`)
+    # Also return f's result: `{ result, adjoints... }` (what value_and_grad needs).
+    return_primal: bool = False
 
 
 def reverse_diff(module: Module, fn: Function, arg_activity: list[str], return_active: bool,
@@ -160,15 +162,21 @@ class ReverseTransform:
             self.seed = Argument(self.primal.return_type, "dret")
             self.final_args.append(self.seed)
 
+    def _result_types(self) -> list[T.Type]:
+        types = [a.type for a, act in zip(self.work.args, self.arg_activity, strict=True)
+                 if act == "out"]
+        if self.options.return_primal and not self.primal.return_type.is_void:
+            types.insert(0, self.primal.return_type)
+        return types
+
     def _finish_signature(self) -> None:
-        outs = [a for a, act in zip(self.work.args, self.arg_activity, strict=True)
-                if act == "out"]
-        if not outs:
+        types = self._result_types()
+        if not types:
             ret: T.Type = T.VOID
-        elif len(outs) == 1:
-            ret = outs[0].type
+        elif len(types) == 1:
+            ret = types[0]
         else:
-            ret = T.StructType(tuple(a.type for a in outs))
+            ret = T.StructType(tuple(types))
         ftype = T.FunctionType(ret, tuple(a.type for a in self.final_args))
         for a in self.final_args:
             a.attrs = []
@@ -269,6 +277,7 @@ class ReverseTransform:
             self.rev[block] = self.work.append_block(names.reverse_block(block.name))
         self.rev_return = self.work.append_block("rev.return")
         ret_value = self.ret.value
+        self.ret_value = ret_value
         exit_block = self.exit_block
         exit_block.remove(self.ret)
         exit_block.append(I.Br([self.rev[exit_block]]))
@@ -340,12 +349,14 @@ class ReverseTransform:
         outs = [a for a, act in zip(self.work.args, self.arg_activity, strict=True)
                 if act == "out"]
         values = [self.take_adjoint(a) if self.is_active(a) else zero(a.type) for a in outs]
+        if self.options.return_primal and self.ret_value is not None:
+            values.insert(0, self.ret_value)  # the exit block dominates the reverse sweep
         if not values:
             b.ret()
         elif len(values) == 1:
             b.ret(values[0])
         else:
-            agg: Value = zero(T.StructType(tuple(a.type for a in outs)))
+            agg: Value = zero(T.StructType(tuple(self._result_types())))
             for k, v in enumerate(values):
                 agg = b.insertvalue(agg, v, [k])
             b.ret(agg)

@@ -1,0 +1,499 @@
+"""The Python API: `jit`, `grad`, `value_and_grad`, `vjp`, Enzyme-style `autodiff`, `show`.
+
+Each decorated function is compiled on first call for the types of its arguments (one native
+version per signature, looked up by a dict), differentiated at the LLVM level after
+optimization, and run natively.
+
+Example::
+
+    >>> import numpy as np, enzyme_py as ez
+    >>> def loss(w, x):
+    ...     s = 0.0
+    ...     for i in range(x.shape[0]):
+    ...         s += (w * x[i] - 1.0) ** 2
+    ...     return s
+    >>> ez.grad(loss)(2.0, np.array([1.0, 2.0]))  # d/dw
+    14.0
+
+Invariants: gradients follow JAX's conventions (a float for a float argument, an array for an
+array, a tuple for several `argnums`); shadows are allocated and zeroed here, so users never
+see them unless they call `autodiff` with `Duplicated`, which accumulates like Enzyme.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from enzyme_py import jit as backend
+from enzyme_py.calling import (
+    ErrorRecord,
+    arg_key,
+    arg_types,
+    convert_result,
+    error_record,
+    flatten,
+    overlapping_arrays,
+)
+from enzyme_py.errors import CallError, EnzymePyError
+from enzyme_py.frontend import Array, Compiled, FType, Scalar, Tuple, compile_python
+from enzyme_py.ir import Module
+from enzyme_py.passes import OptLevel
+
+__all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "autodiff", "grad", "jit",
+           "show", "value_and_grad", "vjp"]
+
+
+@dataclass
+class Options:
+    """Compilation options (an explicit object, never global flags)."""
+
+    bounds_check: bool = True
+    opt_level: int = 2
+
+
+# --- primal compilation -------------------------------------------------------------------------
+
+
+@dataclass
+class _Primal:
+    compiled: Compiled
+    module: Module
+    native: Any
+    errors: ErrorRecord | None
+    types: tuple[FType, ...]
+
+    def __call__(self, args: Sequence[Any]) -> Any:
+        r = self.native(*flatten(self.types, args))
+        if self.errors is not None:
+            self.errors.check()
+        return convert_result(self.compiled.return_type, r)
+
+
+def _params(f: Callable) -> list[str]:
+    code = getattr(f, "__code__", None)
+    return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def _build(f: Callable, types: tuple[FType, ...], options: Options, noalias: bool):
+    module, compiled, session = compile_python(f, types, bounds_check=options.bounds_check)
+    if noalias:
+        for arg in compiled.function.args:
+            if arg.type.is_pointer:
+                arg.attrs = ["noalias"]
+    return module, compiled, session
+
+
+class JitFunction:
+    """`jit(f)`: `f` compiled natively, one specialization per argument signature."""
+
+    def __init__(self, f: Callable, options: Options | None = None) -> None:
+        functools.update_wrapper(self, f)  # type: ignore[arg-type]
+        self.pyfunc = f
+        self.options = options or Options()
+        self.params = _params(f)
+        self._cache: dict[Any, _Primal] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        key = tuple(map(arg_key, args))
+        spec = self._cache.get(key)
+        if spec is None or (len(args) > 1 and overlapping_arrays(args)):
+            spec = self._specialize(args, key)
+        return spec(args)
+
+    def _specialize(self, args: Sequence[Any], key: Any) -> _Primal:
+        types = arg_types(self.pyfunc.__name__, self.params, args)
+        alias = overlapping_arrays(args)
+        full_key = (key, alias)
+        spec = self._cache.get(full_key)
+        if spec is not None:
+            return spec
+        module, compiled, session = _build(self.pyfunc, types, self.options, not alias)
+        jm = backend.compile_ir(str(module), opt_level=self.options.opt_level)
+        native = jm.function(compiled.function.name or "")
+        spec = _Primal(compiled, module, native, error_record(jm, session), types)
+        self._cache[full_key] = spec
+        if not alias:
+            self._cache[key] = spec
+        return spec
+
+    def ir(self, *args: Any, optimized: bool = False) -> str:
+        """The LLVM IR of this function for these argument types."""
+        types = arg_types(self.pyfunc.__name__, self.params, args)
+        module, _, _ = _build(self.pyfunc, types, self.options, True)
+        return backend.optimize(str(module), self.options.opt_level) if optimized else str(module)
+
+
+def jit(f: Callable | None = None, *, bounds_check: bool = True, opt_level: int = 2) -> Any:
+    """Compile `f` (a function of the numeric Python subset) to native code.
+
+    Example::
+
+        @jit
+        def norm2(x):
+            s = 0.0
+            for i in range(len(x)):
+                s += x[i] * x[i]
+            return s
+    """
+    opts = Options(bounds_check, opt_level)
+    if f is None:
+        return lambda g: JitFunction(g, opts)
+    return JitFunction(f, opts)
+
+
+# --- gradients ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Gradient:
+    """A compiled `diffe_f` and how Python arguments map onto it."""
+
+    native: Any
+    errors: ErrorRecord | None
+    types: tuple[FType, ...]
+    activities: list[str]  # per Python argument: const / dup / out
+    return_type: FType
+    return_primal: bool
+    seeded: bool
+
+
+def _written_arrays(compiled: Compiled) -> set[int]:
+    """Indices of array parameters the function (or its callees) may write."""
+    from enzyme_py.analysis.memory import underlying
+    from enzyme_py.ir import instructions as I
+
+    fn = compiled.function
+    written_args = set()
+    module = fn.parent
+    assert module is not None
+    for g in module.functions:
+        for inst in g.instructions():
+            ptr = None
+            if isinstance(inst, I.Store):
+                ptr = inst.pointer
+            elif isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
+                    ("llvm.memcpy", "llvm.memmove", "llvm.memset")):
+                ptr = inst.args[0]
+            elif isinstance(inst, I.Call) and g is fn:
+                # arrays passed to callees: treat as written (callees are inlined for AD)
+                written_args |= {a for a in inst.args if a.type.is_pointer}
+            if ptr is not None:
+                written_args |= set(underlying(ptr))
+    idx = set()
+    flat = 0
+    for i, t in enumerate(compiled.arg_types):
+        if isinstance(t, Array):
+            if fn.args[flat] in written_args:
+                idx.add(i)
+            flat += 1 + t.ndim
+        else:
+            flat += 1
+    if any(g is not fn and not g.is_declaration for g in module.functions):
+        idx |= {i for i, t in enumerate(compiled.arg_types) if isinstance(t, Array)}
+    return idx
+
+
+class _GradCache:
+    def __init__(self, f: Callable, options: Options) -> None:
+        self.f = f
+        self.options = options
+        self.params = _params(f)
+        self.cache: dict[Any, _Gradient] = {}
+
+    def get(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
+            seeded_return: bool = True, dupnoneed: tuple[bool, ...] = ()) -> _Gradient:
+        key = (tuple(map(arg_key, args)), active, return_primal, seeded_return, dupnoneed,
+               len(args) > 1 and overlapping_arrays(args))
+        g = self.cache.get(key)
+        if g is None:
+            g = self._build(args, active, return_primal, seeded_return, key[-1])
+            self.cache[key] = g
+        return g
+
+    def _build(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
+               seeded_return: bool, alias: bool) -> _Gradient:
+        from enzyme_py.ad.driver import gradient_module
+
+        name = self.f.__name__
+        types = arg_types(name, self.params, args)
+        module, compiled, session = _build(self.f, types, self.options, not alias)
+        written = _written_arrays(compiled)
+        acts: list[str] = []
+        flat_acts: list[str] = []
+        for i, t in enumerate(types):
+            if isinstance(t, Array):
+                if active[i] and not t.elem.is_float:
+                    raise EnzymePyError(f"{name}(): argument {i} ('{self.params[i]}') is an "
+                                        f"integer array; only float arrays can be "
+                                        "differentiated")
+                act = "dup" if active[i] or i in written else "const"
+                acts.append(act)
+                flat_acts.append(act)
+                flat_acts.extend(["const"] * t.ndim)
+            else:
+                assert isinstance(t, Scalar)
+                if active[i] and not t.is_float:
+                    raise EnzymePyError(f"{name}(): argument {i} ('{self.params[i]}') is "
+                                        f"{t}; only float arguments can be differentiated "
+                                        "(as in jax.grad)")
+                act = "out" if active[i] else "const"
+                acts.append(act)
+                flat_acts.append(act)
+        rt = compiled.return_type
+        ret_active = seeded_return and (
+            (isinstance(rt, Scalar) and rt.is_float) or
+            (isinstance(rt, Tuple) and any(x.is_float for x in rt.items)))
+        # Differentiate after optimization (the primal at -O2), then optimize the gradient.
+        module = OptLevel(self.options.opt_level).run(module)
+        out, gname = gradient_module(module, compiled.function.name or "", flat_acts,
+                                     ret_active, opt_level=0, return_primal=return_primal)
+        jm = backend.compile_ir(str(out), opt_level=self.options.opt_level)
+        native = jm.function(gname)
+        return _Gradient(native, error_record(jm, session), types, acts, rt, return_primal,
+                         ret_active)
+
+
+def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
+                  shadows: dict[int, np.ndarray]) -> tuple[Any, list[Any]]:
+    """Call the gradient; returns (primal or None, adjoints of the `out` arguments)."""
+    flat: list[Any] = []
+    for i, (t, v, act) in enumerate(zip(g.types, args, g.activities, strict=True)):
+        flat.append(v)
+        if isinstance(t, Array):
+            if act == "dup":
+                flat.append(shadows[i])
+            flat.extend(v.shape)
+    if g.seeded:
+        flat.append(seed)
+    r = g.native(*flat)
+    if g.errors is not None:
+        g.errors.check()
+    results = list(r) if isinstance(r, tuple) else ([] if r is None else [r])
+    primal = None
+    if g.return_primal and not isinstance(g.return_type, type(None)) and \
+            not g.return_type.__class__.__name__ == "NoneType":
+        primal = convert_result(g.return_type, results.pop(0))
+    return primal, results
+
+
+def _norm_argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise CallError(f"{fname}(): argnums {a} is out of range for {nargs} arguments")
+    return tuple(a % nargs for a in nums)
+
+
+def _scalar_return(g: _Gradient, fname: str) -> None:
+    rt = g.return_type
+    if not (isinstance(rt, Scalar) and rt.is_float):
+        raise EnzymePyError(f"grad of {fname}() needs a function returning one float; it "
+                            f"returns {rt} (use vjp for tuples)")
+
+
+class GradFunction:
+    """`grad(f)` / `value_and_grad(f)`."""
+
+    def __init__(self, f: Callable, argnums: int | Sequence[int], with_value: bool,
+                 options: Options | None = None) -> None:
+        functools.update_wrapper(self, f)  # type: ignore[arg-type]
+        self.pyfunc = f
+        self.argnums = argnums
+        self.with_value = with_value
+        self._grads = _GradCache(f, options or Options())
+
+    def __call__(self, *args: Any) -> Any:
+        name = self.pyfunc.__name__
+        nums = _norm_argnums(self.argnums, len(args), name)
+        active = tuple(i in nums for i in range(len(args)))
+        g = self._grads.get(args, active, self.with_value)
+        _scalar_return(g, name)
+        shadows = {i: np.zeros_like(v) for i, (v, act) in enumerate(zip(args, g.activities,
+                                                                         strict=True))
+                   if act == "dup"}
+        seed = 1.0
+        primal, outs = _run_gradient(g, args, seed, shadows)
+        per_arg: dict[int, Any] = {}
+        k = 0
+        for i, act in enumerate(g.activities):
+            if act == "out":
+                per_arg[i] = float(outs[k])
+                k += 1
+        grads = tuple(per_arg[i] if i in per_arg else shadows[i] for i in nums)
+        result = grads[0] if isinstance(self.argnums, int) else grads
+        return (primal, result) if self.with_value else result
+
+
+def grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
+         bounds_check: bool = True) -> Any:
+    """The gradient of scalar-valued `f` with respect to argument(s) `argnums` (like jax.grad).
+
+    Usable as `@grad`, `grad(f)`, or `grad(f, argnums=(0, 2))`.
+    """
+    opts = Options(bounds_check)
+    if f is None:
+        return lambda g: GradFunction(g, argnums, False, opts)
+    return GradFunction(f, argnums, False, opts)
+
+
+def value_and_grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
+                   bounds_check: bool = True) -> Any:
+    """Like `grad`, returning `(f(*args), gradient)`."""
+    opts = Options(bounds_check)
+    if f is None:
+        return lambda g: GradFunction(g, argnums, True, opts)
+    return GradFunction(f, argnums, True, opts)
+
+
+def vjp(f: Callable, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """`(f(*args), vjp_fn)` where `vjp_fn(cotangent)` gives one cotangent per argument
+    (None for integer arguments), like `jax.vjp`."""
+    cache = _GradCache(f, Options())
+    active = tuple(isinstance(v, float) or (isinstance(v, np.ndarray) and v.dtype.kind == "f")
+                   for v in args)
+    g = cache.get(args, active, True)
+    primal, _ = _run_gradient(g, [np.copy(a) if isinstance(a, np.ndarray) else a
+                                  for a in args],
+                              _zero_seed(g.return_type),
+                              {i: np.zeros_like(v) for i, v in enumerate(args)
+                               if g.activities[i] == "dup"})
+
+    def vjp_fn(ct: Any) -> tuple[Any, ...]:
+        shadows = {i: np.zeros_like(v) for i, v in enumerate(args) if g.activities[i] == "dup"}
+        work = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+        _, outs = _run_gradient(g, work, ct, shadows)
+        res: list[Any] = []
+        k = 0
+        for i, act in enumerate(g.activities):
+            if act == "out":
+                res.append(float(outs[k]))
+                k += 1
+            elif act == "dup" and active[i]:
+                res.append(shadows[i])
+            else:
+                res.append(None)
+        return tuple(res)
+
+    return primal, vjp_fn
+
+
+def _zero_seed(t: FType) -> Any:
+    if isinstance(t, Tuple):
+        return tuple(0.0 for _ in t.items)
+    return 0.0
+
+
+# --- Enzyme-style autodiff ----------------------------------------------------------------------
+
+
+@dataclass
+class Const:
+    """An argument that is not differentiated."""
+
+    value: Any
+
+
+@dataclass
+class Active:
+    """A float argument whose adjoint `autodiff` returns."""
+
+    value: float
+
+
+@dataclass
+class Duplicated:
+    """An array argument with its shadow `dval`; the gradient is *added* to `dval`."""
+
+    value: np.ndarray
+    dval: np.ndarray
+
+
+@dataclass
+class DuplicatedNoNeed(Duplicated):
+    """Like `Duplicated`; the primal result written into `value` is not needed."""
+
+
+@dataclass
+class _Marked:
+    args: list = field(default_factory=list)
+
+
+def autodiff(f: Callable, *args: Any, seed: float = 1.0) -> tuple[float, ...]:
+    """Enzyme's `autodiff` in reverse mode: returns the adjoints of `Active` arguments in order;
+    `Duplicated` shadows accumulate the gradients of arrays (seeded by their initial contents
+    for outputs, as in Enzyme).
+
+    Example::
+
+        x, dx = np.array([1.0, 2.0]), np.zeros(2)
+        (da,) = autodiff(f, Duplicated(x, dx), Active(3.0), Const(5))
+    """
+    cache = getattr(f, "_enzyme_autodiff_cache", None)
+    if cache is None:
+        cache = _GradCache(f, Options())
+        try:
+            f._enzyme_autodiff_cache = cache  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    values, active, shadows = [], [], {}
+    for i, a in enumerate(args):
+        if isinstance(a, Duplicated):
+            if not isinstance(a.value, np.ndarray) or a.dval.shape != a.value.shape or \
+                    a.dval.dtype != a.value.dtype:
+                raise CallError(f"autodiff: argument {i}: the shadow must be an array of the "
+                                "same shape and dtype as the value")
+            values.append(a.value)
+            active.append(True)
+            shadows[i] = a.dval
+        elif isinstance(a, Active):
+            values.append(a.value)
+            active.append(True)
+        elif isinstance(a, Const):
+            values.append(a.value)
+            active.append(False)
+        else:
+            raise CallError(f"autodiff: argument {i} must be Const(...), Active(...) or "
+                            f"Duplicated(...), not {type(a).__name__}")
+    g = cache.get(values, tuple(active), False)
+    for i, act in enumerate(g.activities):
+        if act == "dup" and i not in shadows:
+            shadows[i] = np.zeros_like(values[i])  # written but not differentiated
+    _, outs = _run_gradient(g, values, seed, shadows)
+    return tuple(float(o) for o in outs)
+
+
+def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequence[int] = 0
+         ) -> str:
+    """The IR of `f` for these arguments at a stage: `python` (our IR of the function),
+    `preprocessed`, `activity`, `gradient` (before optimization), or `optimized`."""
+    from enzyme_py.ad.driver import gradient_module
+
+    pyfunc = getattr(f, "pyfunc", f)
+    types = arg_types(pyfunc.__name__, _params(pyfunc), args)
+    module, compiled, _ = _build(pyfunc, types, Options(), True)
+    if stage == "python":
+        return str(module)
+    stages: dict[str, str] = {}
+    nums = _norm_argnums(argnums, len(args), pyfunc.__name__)
+    acts: list[str] = []
+    for i, t in enumerate(types):
+        if isinstance(t, Array):
+            acts.append("dup" if i in nums else "const")
+            acts.extend(["const"] * t.ndim)
+        else:
+            acts.append("out" if i in nums and isinstance(t, Scalar) and t.is_float else "const")
+    rt = compiled.return_type
+    gradient_module(module, compiled.function.name or "", acts,
+                    isinstance(rt, Scalar) and rt.is_float,
+                    on_stage=lambda name, m: stages.__setitem__(name, str(m)))
+    key = {"preprocessed": "lcssa", "activity": "activity", "gradient": "gradient",
+           "optimized": "O2"}.get(stage)
+    if key is None or key not in stages:
+        raise ValueError(f"unknown stage {stage!r}: use python, preprocessed, activity, "
+                         "gradient or optimized")
+    return stages[key]

@@ -1,0 +1,122 @@
+"""Calling compiled Python-subset functions: argument flattening, specialization keys, errors.
+
+Invariants: the specialization key of a call is a tuple computed from the argument types alone
+(a dict hit on the fast path); arrays must be C-contiguous and of a supported dtype, checked
+before native code runs; after every call the module's error record is read and turned into an
+`IndexError`/`ValueError` naming the source line, so bad indices never go unnoticed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from enzyme_py.errors import CallError
+from enzyme_py.frontend import CompileSession, ErrorSite, FType, Scalar, type_of_value
+from enzyme_py.frontend.ftypes import Array
+
+_NDARRAY = np.ndarray
+
+
+def arg_key(v: Any) -> Any:
+    """What selects a specialization: the Python type, plus dtype and rank for arrays."""
+    if type(v) is _NDARRAY:
+        return (v.dtype, v.ndim)
+    return type(v)
+
+
+def arg_types(fname: str, params: Sequence[str], args: Sequence[Any]) -> tuple[FType, ...]:
+    out = []
+    for i, v in enumerate(args):
+        t = type_of_value(v)
+        name = params[i] if i < len(params) else f"#{i}"
+        if t is None:
+            what = (f"an array of dtype {v.dtype} with {v.ndim} dimension(s)"
+                    if isinstance(v, np.ndarray) else f"a {type(v).__name__}")
+            raise CallError(f"{fname}(): argument {i} ('{name}') is {what}; supported: float, "
+                            "int, bool, and numpy arrays of float64, float32, int64, int32 with "
+                            "at least one dimension")
+        if isinstance(v, np.ndarray) and not v.flags.c_contiguous:
+            raise CallError(f"{fname}(): argument {i} ('{name}') is not C-contiguous; pass "
+                            "np.ascontiguousarray(...) (results written into it would "
+                            "otherwise be lost)")
+        out.append(t)
+    return tuple(out)
+
+
+def flatten(types: Sequence[FType], args: Sequence[Any]) -> list[Any]:
+    """Arguments in the compiled ABI: arrays become (array, extent, extent, ...)."""
+    flat: list[Any] = []
+    for t, v in zip(types, args, strict=True):
+        if isinstance(t, Array):
+            flat.append(v)
+            flat.extend(v.shape)
+        else:
+            flat.append(v)
+    return flat
+
+
+def convert_result(t: FType, r: Any) -> Any:
+    if isinstance(t, Scalar):
+        if t.name == "bool":
+            return bool(r)
+        return float(r) if t.is_float else int(r)
+    if t.__class__.__name__ == "Tuple":
+        return tuple(convert_result(i, x) for i, x in zip(t.items, r, strict=True))  # type: ignore
+    return None
+
+
+@dataclass
+class ErrorRecord:
+    """Reads (and clears) the error record a compiled module writes on a failed check."""
+
+    address: int
+    sites: list[ErrorSite]
+
+    def __post_init__(self) -> None:
+        self._words = (ctypes.c_int64 * 3).from_address(self.address)
+
+    def check(self) -> None:
+        w = self._words
+        if w[0] == 0:
+            return
+        site_id, index, extent = w[0], w[1], w[2]
+        w[0] = 0
+        site = self.sites[site_id - 1]
+        where = f"{site.filename}:{site.line}: {site.source}"
+        if site.what == "index":
+            raise IndexError(f"index {index} is out of bounds for axis {site.axis} with size "
+                             f"{extent}\n  at {where}")
+        if site.what == "integer division by zero":
+            raise ZeroDivisionError(f"integer division or modulo by zero\n  at {where}")
+        if site.what == "matching inner dimensions":
+            raise ValueError(f"matrix dimensions do not match: inner sizes {index} and "
+                             f"{extent}\n  at {where}")
+        if site.what == "array size":
+            raise ValueError(f"negative array size {index}\n  at {where}")
+        if site.what == "range step":
+            raise ValueError(f"range() arg 3 must not be zero\n  at {where}")
+        raise RuntimeError(f"{site.what} failed ({index}, {extent})\n  at {where}")
+
+
+def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:
+    if session.error_name in jm:
+        return ErrorRecord(jm.address(session.error_name), session.sites)
+    return None
+
+
+def overlapping_arrays(args: Sequence[Any]) -> bool:
+    """Do any two array arguments share memory? (then `noalias` must not be promised)"""
+    spans = []
+    for v in args:
+        if type(v) is _NDARRAY:
+            start = v.__array_interface__["data"][0]
+            spans.append((start, start + v.nbytes))
+    if len(spans) < 2:
+        return False
+    spans.sort()
+    return any(spans[k + 1][0] < spans[k][1] for k in range(len(spans) - 1))

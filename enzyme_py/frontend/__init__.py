@@ -1,0 +1,29 @@
+"""The Python front end: functions of a typed numeric subset of Python -> IR.
+
+`compile_python(f, arg_types)` gives a module holding `f` specialized on `arg_types` (and every
+Python function it calls). See `compiler` for the calling convention.
+"""
+
+from __future__ import annotations
+
+from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite
+from enzyme_py.frontend.errors import FrontendError
+from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple, type_of_value
+from enzyme_py.ir import Module, verify
+
+__all__ = ["Array", "Compiled", "CompileSession", "ErrorSite", "FType", "FrontendError",
+           "Scalar", "Tuple", "compile_python", "type_of_value"]
+
+
+def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
+                   bounds_check: bool = True) -> tuple[Module, Compiled, CompileSession]:
+    """Compile `pyfunc` for `arg_types` into a fresh module (verified)."""
+    name = getattr(pyfunc, "__name__", "f")
+    session = CompileSession(Module(f"enzyme_py:{name}"), bounds_check=bounds_check)
+    compiled = session.compile(pyfunc, arg_types)
+    for fn in session.module.functions:
+        if fn is not compiled.function and not fn.is_declaration:
+            fn.prefix = ["internal"]
+            fn.suffix = ["alwaysinline"]  # so the AD pipeline sees one function
+    verify(session.module)
+    return session.module, compiled, session

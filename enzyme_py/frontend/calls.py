@@ -1,0 +1,157 @@
+"""Calls in the Python subset: math functions, builtins, numpy constructors and reductions,
+and other Python functions (compiled too, specialized on their argument types).
+
+Invariant: the callee is identified by the object its name resolves to (see `builtins`), and
+the result type is the one `Typer` gives the call.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from enzyme_py.frontend import builtins as B
+from enzyme_py.frontend.ftypes import BOOL, F64, I64, Array, FType, Scalar, Tuple
+from enzyme_py.frontend.values import AVal, SVal, const, convert
+from enzyme_py.ir import types as T
+from enzyme_py.ir.values import ConstantInt, Value
+from enzyme_py.rules.mathcalls import emit_math
+
+if TYPE_CHECKING:
+    from enzyme_py.frontend.compiler import FunctionCompiler
+
+
+def compile_call(c: FunctionCompiler, e: ast.Call) -> Any:
+    fn = c.typer.resolve_global(e.func)
+    t = c.typer.expr_type(e)  # validates the call and gives the result type
+    b = c.b
+    module = c.fn.parent
+    if fn in B.ARRAY_CTORS:
+        return _array_ctor(c, e, fn, t)
+    args = [c.expr(a) for a in e.args]
+    if fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH:
+        return _math(c, e, fn, args, t)
+    if fn in B.ABS:
+        x = _scalar_arg(c, e, args, 0)
+        rt = t
+        assert isinstance(rt, Scalar)
+        v = convert(b, x, rt).v
+        if rt.is_float:
+            return SVal(rt, emit_math(b, module, "fabs", [v]))
+        neg = b.icmp("slt", v, ConstantInt(rt.ir, 0))
+        return SVal(rt, b.select(neg, b.sub(ConstantInt(rt.ir, 0), v), v))
+    if fn in B.SQUARE:
+        x = _scalar_arg(c, e, args, 0)
+        assert isinstance(t, Scalar)
+        v = convert(b, x, t).v
+        return SVal(t, b.fmul(v, v) if t.is_float else b.mul(v, v))
+    if fn in B.MIN or fn in B.MAX:
+        return _min_max(c, e, args, t, fn in B.MAX)
+    if fn in B.POW:
+        return c.binop(ast.Pow(), args[0], args[1], e)
+    if fn in B.FLOAT_CTORS or fn in B.INT_CTORS or fn in B.BOOL_CTORS:
+        if len(args) != 1:
+            raise c.src.error(e, "conversions take one number")
+        assert isinstance(t, Scalar)
+        return convert(b, _scalar_arg(c, e, args, 0), t)
+    if fn in B.LEN:
+        if len(args) != 1 or not isinstance(args[0], AVal):
+            raise c.src.error(e, "len() needs an array")
+        return SVal(I64, args[0].dims[0])
+    if fn in B.SUM:
+        if len(args) != 1 or e.keywords:
+            raise c.src.error(e, "np.sum(a) of a whole array is supported (no axis)")
+        return c.reduce_sum(args[0])
+    if fn in B.DOT:
+        return c.dot(args[0], args[1], e)
+    return _user_call(c, e, fn, args, t)
+
+
+def _scalar_arg(c: FunctionCompiler, e: ast.Call, args: list, k: int) -> SVal:
+    if k >= len(args) or not isinstance(args[k], SVal):
+        raise c.src.error(e, "a number is needed as argument")
+    return args[k]
+
+
+def _math(c: FunctionCompiler, e: ast.Call, fn: object, args: list, t: FType | None) -> SVal:
+    b = c.b
+    module = c.fn.parent
+    assert isinstance(t, Scalar)
+    ft = t if t.is_float else F64
+    vals = [convert(b, _scalar_arg(c, e, args, k), ft).v for k in range(len(args))]
+    if fn in B.LOG:
+        if len(vals) == 2:  # math.log(x, base)
+            num = emit_math(b, module, "log", [vals[0]])
+            return SVal(ft, b.fdiv(num, emit_math(b, module, "log", [vals[1]])))
+        name = "log"
+    elif fn in B.BINARY_MATH:
+        name = B.BINARY_MATH[fn]
+        if len(vals) != 2:
+            raise c.src.error(e, f"{name} takes two numbers")
+    else:
+        name = B.UNARY_MATH[fn]
+        if len(vals) != 1:
+            raise c.src.error(e, f"{name} takes one number")
+    result = SVal(ft, emit_math(b, module, name, vals))
+    return convert(b, result, t) if t != ft else result
+
+
+def _min_max(c: FunctionCompiler, e: ast.Call, args: list, t: FType | None,
+             is_max: bool) -> SVal:
+    assert isinstance(t, Scalar)
+    b = c.b
+    vals = [convert(b, _scalar_arg(c, e, args, k), t).v for k in range(len(args))]
+    acc = vals[0]
+    for v in vals[1:]:
+        if t.is_float:
+            # Python's max(a, b) returns a unless b > a (a NaN first argument wins)
+            pick_new = b.fcmp("ogt" if is_max else "olt", v, acc)
+        else:
+            pick_new = b.icmp("sgt" if is_max else "slt", v, acc)
+        acc = b.select(pick_new, v, acc)
+    return SVal(t, acc)
+
+
+def _array_ctor(c: FunctionCompiler, e: ast.Call, fn: object, t: FType | None) -> AVal:
+    kind = B.ARRAY_CTORS[fn]
+    assert isinstance(t, Array)
+    fill = {"zeros": 0.0, "ones": 1.0, "empty": None}[kind.removesuffix("_like")]
+    if kind.endswith("_like"):
+        src = c.expr(e.args[0])
+        assert isinstance(src, AVal)
+        return c.new_array(t, list(src.dims), fill, e)
+    shape = e.args[0]
+    dims_e = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+    dims = [c.int_value(d) for d in dims_e]
+    for k, d in enumerate(dims):
+        if not (isinstance(d, ConstantInt) and d.value >= 0):
+            c.check(c.b.icmp("sge", d, ConstantInt(T.I64, 0)), dims_e[k], "array size", d,
+                    ConstantInt(T.I64, 0), k)
+    return c.new_array(t, dims, fill, e)
+
+
+def _user_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
+               t: FType | None) -> Any:
+    if e.keywords:
+        raise c.src.error(e, "keyword arguments are not supported in calls")
+    arg_types: list[FType] = []
+    flat: list[Value] = []
+    for a in args:
+        if isinstance(a, AVal):
+            arg_types.append(a.type)
+            flat.append(a.ptr)
+            flat.extend(a.dims)
+        elif isinstance(a, SVal) and not isinstance(a.type, Tuple):
+            ty = I64 if a.type == BOOL else a.type
+            arg_types.append(a.type)
+            flat.append(a.v)
+            del ty
+        else:
+            raise c.src.error(e, "tuples cannot be passed to functions")
+    callee = c.session.function_for(fn, tuple(arg_types))
+    result = c.b.call(callee, flat)
+    if isinstance(t, Scalar):
+        return SVal(t, result)
+    if isinstance(t, Tuple):
+        return SVal(t, result)  # type: ignore[arg-type]
+    return const(I64, 0)

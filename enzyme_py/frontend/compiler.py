@@ -1,0 +1,539 @@
+"""Python functions -> IR: the compile session and the statement compiler.
+
+A session compiles one entry function for one argument signature, plus every Python function
+it calls (each specialized on its own argument types, recursion allowed) into one module.
+
+ABI of a compiled function: each scalar argument as its IR type; each array argument as a data
+pointer followed by one i64 extent per dimension (C order). Results: a scalar, a struct for a
+tuple, or void.
+
+Invariants: locals live in entry-block allocas (SROA makes them SSA); every function has one
+`ret`, in its `exit` block; with bounds checks on, an out-of-range index records
+(site, index, extent) in the module's error global and leaves the function at once — the
+caller raises `IndexError` from that record, so bad indices never touch memory.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+
+from enzyme_py.frontend.errors import FrontendError, SourceInfo
+from enzyme_py.frontend.expressions import ExpressionCompiler
+from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
+from enzyme_py.frontend.typing import Typer
+from enzyme_py.frontend.values import AVal, SVal, convert
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
+from enzyme_py.ir.values import ConstantInt, Value, zero
+
+ERROR_GLOBAL = "enzyme_py.error"
+_SESSIONS = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class ErrorSite:
+    filename: str
+    line: int
+    source: str
+    what: str  # "index" / "range step" ...
+    axis: int
+
+
+@dataclass
+class Compiled:
+    """One compiled specialization and how to call it."""
+
+    function: Function
+    arg_types: tuple[FType, ...]
+    return_type: FType
+    param_names: list[str]
+
+
+@dataclass
+class CompileSession:
+    module: Module
+    bounds_check: bool = True
+    compiled: dict[tuple[object, tuple[FType, ...]], Compiled] = field(default_factory=dict)
+    in_progress: dict[tuple[object, tuple[FType, ...]], Function] = field(default_factory=dict)
+    return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
+    sites: list[ErrorSite] = field(default_factory=list)
+    _inferring: set = field(default_factory=set)
+    _serial: int = 0
+
+    @property
+    def error_name(self) -> str:
+        """A name unique in the process: every JIT-compiled session has its own record."""
+        if self._serial == 0:
+            self._serial = next(_SESSIONS)
+        return f"{ERROR_GLOBAL}.{self._serial}"
+
+    def error_global(self) -> GlobalVariable:
+        """`[site, index, extent]` of the first failed check; external so the optimizer keeps
+        the stores (the Python caller reads it)."""
+        g = self.module.symbols.get(self.error_name)
+        if isinstance(g, GlobalVariable):
+            return g
+        t = T.ArrayType(3, T.I64)
+        gv = GlobalVariable(self.error_name, t, zero(t))  # type: ignore[arg-type]
+        gv.suffix = ["align 8"]
+        return self.module.add_global(gv)
+
+    def add_site(self, site: ErrorSite) -> int:
+        self.sites.append(site)
+        return len(self.sites)
+
+    def return_type_of(self, pyfunc: object, arg_types: tuple[FType, ...]) -> FType | None:
+        key = (pyfunc, arg_types)
+        got = self.return_types.get(key)
+        if got is not None:
+            return got
+        if key in self._inferring:
+            return None  # recursive call: typed by the other returns
+        self._inferring.add(key)
+        try:
+            typer = _typer_for(pyfunc, arg_types, self)
+            typer.infer()
+        finally:
+            self._inferring.discard(key)
+        assert typer.return_type is not None
+        self.return_types[key] = typer.return_type
+        return typer.return_type
+
+    def function_for(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Function:
+        key = (pyfunc, arg_types)
+        got = self.compiled.get(key)
+        if got is not None:
+            return got.function
+        fn = self.in_progress.get(key)
+        if fn is not None:
+            return fn
+        return self.compile(pyfunc, arg_types).function
+
+    def compile(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Compiled:
+        key = (pyfunc, arg_types)
+        got = self.compiled.get(key)
+        if got is not None:
+            return got
+        comp = FunctionCompiler(self, pyfunc, arg_types)
+        result = comp.compile()
+        self.compiled[key] = result
+        return result
+
+
+def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
+    name = getattr(pyfunc, "__name__", "?")
+    try:
+        lines, first = inspect.getsourcelines(pyfunc)  # type: ignore[arg-type]
+        filename = inspect.getsourcefile(pyfunc) or "<unknown>"  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        raise FrontendError(f"cannot read the source of {name}() (functions typed at the "
+                            "interactive prompt or made by exec have none)") from None
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    tree = ast.parse(text)
+    fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if fdef is None:
+        raise FrontendError(f"{name} is not a plain 'def' function", filename=filename,
+                            line=first)
+    src = SourceInfo(filename, text.splitlines(), first, indent)
+    # Decorators were applied already; the body is what we compile.
+    fdef.decorator_list = []
+    return fdef, src
+
+
+def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
+    fdef, src = _parse_function(pyfunc)
+    params = _param_names(fdef, src, len(arg_types))
+    globals_ = dict(getattr(pyfunc, "__globals__", {}))
+    closure = getattr(pyfunc, "__closure__", None)
+    if closure:
+        for name, cell in zip(pyfunc.__code__.co_freevars, closure, strict=True):  # type: ignore
+            globals_[name] = cell.cell_contents
+    return Typer(fdef, dict(zip(params, arg_types, strict=True)), globals_, src,
+                 session.return_type_of)
+
+
+def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str]:
+    a = fdef.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise src.error(fdef, "*args, **kwargs, keyword-only and positional-only parameters "
+                        "are not supported", "plain positional parameters")
+    names = [p.arg for p in a.args]
+    if len(names) != count:
+        raise src.error(fdef, f"{fdef.name}() takes {len(names)} arguments, {count} given")
+    return names
+
+
+def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Type, str]]:
+    out: list[tuple[T.Type, str]] = []
+    for t, n in zip(arg_types, names, strict=True):
+        if isinstance(t, Array):
+            out.append((T.PTR, n))
+            out.extend((T.I64, f"{n}.shape{k}") for k in range(t.ndim))
+        elif isinstance(t, Scalar):
+            out.append((t.ir, n))
+        else:
+            raise FrontendError(f"argument {n} of type {t} is not supported")
+    return out
+
+
+def ir_return(t: FType) -> T.Type:
+    if isinstance(t, Scalar):
+        return t.ir
+    if isinstance(t, Tuple):
+        return t.ir
+    return T.VOID
+
+
+class FunctionCompiler(ExpressionCompiler):
+    def __init__(self, session: CompileSession, pyfunc: object,
+                 arg_types: tuple[FType, ...]) -> None:
+        self.session = session
+        self.pyfunc = pyfunc
+        self.arg_types = arg_types
+        self.typer = _typer_for(pyfunc, arg_types, session)
+        self.src = self.typer.src
+        self.fdef = self.typer.fdef
+        self.b = Builder()
+        self.vars: dict[str, object] = {}
+        self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
+
+    def compile(self) -> Compiled:
+        key = (self.pyfunc, self.arg_types)
+        self.typer.infer()
+        ret_t = self.typer.return_type
+        assert ret_t is not None
+        self.session.return_types[key] = ret_t
+        self.ret_type = ret_t
+        names = _param_names(self.fdef, self.src, len(self.arg_types))
+        params = ir_params(self.arg_types, names)
+        module = self.session.module
+        fname = module.unique_name(getattr(self.pyfunc, "__name__", "f"))
+        ftype = T.FunctionType(ir_return(ret_t), tuple(t for t, _ in params))
+        fn = Function(fname, ftype, [n for _, n in params])
+        module.add_function(fn)
+        self.fn = fn
+        self.session.in_progress[key] = fn
+        try:
+            self._body(names)
+        finally:
+            self.session.in_progress.pop(key, None)
+        return Compiled(fn, self.arg_types, ret_t, names)
+
+    # --- structure ----------------------------------------------------------------------------
+
+    def _body(self, names: list[str]) -> None:
+        fn = self.fn
+        self.entry = fn.append_block("entry")
+        self.alloca_at = Builder(self.entry)
+        self.exit = Block("exit", fn)
+        ret_ir = fn.return_type
+        self.ret_slot = self.alloca_at.alloca(ret_ir, name="retval") if not ret_ir.is_void \
+            else None
+        # variables
+        for vname, t in self.typer.env.items():
+            self.vars[vname] = self._make_var(vname, t)
+        body = fn.append_block("body")
+        self.b.position_at_end(body)
+        args = iter(fn.args)
+        for n, t in zip(names, self.arg_types, strict=True):
+            if isinstance(t, Array):
+                ptr = next(args)
+                dims = [next(args) for _ in range(t.ndim)]
+                self.store_var(n, AVal(t, ptr, list(dims)))
+            else:
+                assert isinstance(t, Scalar)
+                self.store_var(n, SVal(t, next(args)))
+        self.block(self.fdef.body)
+        if not self.terminated():
+            if isinstance(self.ret_type, NoneType):
+                self.b.br(self.exit)
+            else:
+                raise self.src.error(self.fdef, f"{self.fdef.name}() can reach its end without "
+                                     "returning a value")
+        self.alloca_at.br(body)
+        fn.blocks.append(self.exit)
+        eb = Builder(self.exit)
+        if self.ret_slot is None:
+            eb.ret()
+        else:
+            eb.ret(eb.load(ret_ir, self.ret_slot))
+        _drop_unreachable_blocks(fn)
+
+    def _make_var(self, name: str, t: FType) -> object:
+        if isinstance(t, Array):
+            ptr = self.alloca_at.alloca(T.PTR, name=name)
+            dims = [self.alloca_at.alloca(T.I64, name=f"{name}.shape{k}") for k in range(t.ndim)]
+            return (t, ptr, dims)
+        if isinstance(t, Scalar):
+            return (t, self.alloca_at.alloca(t.ir, name=name))
+        raise self.src.error(self.fdef, f"variable '{name}' would hold {t}",
+                             "numbers and arrays in variables")
+
+    def store_var(self, name: str, val: SVal | AVal, node: ast.AST | None = None) -> None:
+        var = self.vars[name]
+        t = var[0]  # type: ignore[index]
+        if isinstance(val, AVal):
+            if t != val.type:
+                raise self.src.error(node, f"'{name}' is {t}, cannot assign {val.type}")
+            _, ptr, dims = var  # type: ignore[misc]
+            self.b.store(val.ptr, ptr)
+            for d, slot in zip(val.dims, dims, strict=True):
+                self.b.store(d, slot)
+            return
+        if not isinstance(t, Scalar):
+            raise self.src.error(node, f"'{name}' is {t}, cannot assign a number")
+        self.b.store(convert(self.b, val, t).v, var[1])  # type: ignore[index]
+
+    def load_var(self, name: str) -> SVal | AVal:
+        var = self.vars[name]
+        t = var[0]  # type: ignore[index]
+        if isinstance(t, Array):
+            _, ptr, dims = var  # type: ignore[misc]
+            return AVal(t, self.b.load(T.PTR, ptr, name=name),
+                        [self.b.load(T.I64, d) for d in dims])
+        return SVal(t, self.b.load(t.ir, var[1], name=name))  # type: ignore[index]
+
+    def terminated(self) -> bool:
+        blk = self.b.block
+        return blk is not None and blk.terminator is not None
+
+    def new_block(self, name: str) -> Block:
+        return self.fn.append_block(name)
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def block(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            if self.terminated():
+                return  # the rest is unreachable (after return/break/continue)
+            self.stmt(s)
+
+    def stmt(self, s: ast.stmt) -> None:
+        method = getattr(self, f"stmt_{type(s).__name__}", None)
+        if method is None:
+            raise self.src.error(s, f"'{type(s).__name__}' statements are not supported",
+                                 "assignments, if/elif/else, for ... in range, while, break, "
+                                 "continue, return, pass, expression calls")
+        method(s)
+
+    def stmt_Pass(self, s: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, s: ast.Expr) -> None:
+        if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return  # docstring
+        if not isinstance(s.value, ast.Call):
+            raise self.src.error(s, "an expression statement must be a call")
+        self.expr(s.value, want_result=False)
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple):
+            self._unpack(s.targets[0], s.value)
+            return
+        val = self.expr(s.value)
+        for target in s.targets:
+            self.assign(target, val, s.value)
+
+    def stmt_AnnAssign(self, s: ast.AnnAssign) -> None:
+        if s.value is None:
+            return
+        self.assign(s.target, self.expr(s.value), s.value)
+
+    def _unpack(self, target: ast.Tuple, value: ast.expr) -> None:
+        if isinstance(value, ast.Tuple):
+            if len(value.elts) != len(target.elts):
+                raise self.src.error(value, "tuple sizes differ")
+            vals = [self.expr(e) for e in value.elts]  # all right-hand sides first
+            for t, v, e in zip(target.elts, vals, value.elts, strict=True):
+                self.assign(t, v, e)
+            return
+        if isinstance(value, ast.Attribute) and value.attr == "shape":
+            arr = self.expr(value.value)
+            if not isinstance(arr, AVal) or len(arr.dims) != len(target.elts):
+                raise self.src.error(value, "shape unpacking needs one name per dimension")
+            for t, d in zip(target.elts, arr.dims, strict=True):
+                self.assign(t, SVal(I64, d), value)
+            return
+        val = self.expr(value)
+        if not isinstance(val, SVal) or not isinstance(val.type, Tuple):
+            pass
+        items = self.unpack_tuple(val, value, len(target.elts))
+        for t, v in zip(target.elts, items, strict=True):
+            self.assign(t, v, value)
+
+    def assign(self, target: ast.expr, val: object, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.store_var(target.id, val, node)  # type: ignore[arg-type]
+        elif isinstance(target, ast.Subscript):
+            if not isinstance(val, SVal):
+                raise self.src.error(node, "only numbers can be stored into array elements")
+            ptr, elem = self.element_pointer(target)
+            self.b.store(convert(self.b, val, elem).v, ptr)
+        elif isinstance(target, ast.Tuple):
+            items = self.unpack_tuple(val, node, len(target.elts))
+            for t, v in zip(target.elts, items, strict=True):
+                self.assign(t, v, node)
+        else:
+            raise self.src.error(target, "cannot assign to this",
+                                 "names, array elements a[i] / a[i, j], tuples of names")
+
+    def stmt_AugAssign(self, s: ast.AugAssign) -> None:
+        if isinstance(s.target, ast.Subscript):
+            ptr, elem = self.element_pointer(s.target)
+            cur = SVal(elem, self.b.load(elem.ir, ptr))
+            rhs = self.expr(s.value)
+            new = self.binop(s.op, cur, rhs, s)
+            self.b.store(convert(self.b, new, elem).v, ptr)  # type: ignore[arg-type]
+            return
+        if not isinstance(s.target, ast.Name):
+            raise self.src.error(s.target, "cannot update this", "x += ..., a[i] += ...")
+        cur = self.load_var(s.target.id)
+        new = self.binop(s.op, cur, self.expr(s.value), s)
+        self.store_var(s.target.id, new, s)  # type: ignore[arg-type]
+
+    def stmt_Return(self, s: ast.Return) -> None:
+        if s.value is not None:
+            val = self.expr(s.value)
+            if isinstance(self.ret_type, Tuple):
+                items = self.unpack_tuple(val, s.value, len(self.ret_type.items))
+                agg: Value = zero(self.ret_type.ir)
+                for k, (it, t) in enumerate(zip(items, self.ret_type.items, strict=True)):
+                    agg = self.b.insertvalue(agg, convert(self.b, it, t).v, [k])  # type: ignore
+                self.b.store(agg, self.ret_slot)
+            elif isinstance(self.ret_type, Scalar):
+                assert isinstance(val, SVal)
+                self.b.store(convert(self.b, val, self.ret_type).v, self.ret_slot)
+        self.b.br(self.exit)
+
+    def stmt_If(self, s: ast.If) -> None:
+        cond = self.condition(s.test)
+        then, done = self.new_block("if.then"), self.new_block("if.end")
+        other = self.new_block("if.else") if s.orelse else done
+        self.b.condbr(cond, then, other)
+        self.b.position_at_end(then)
+        self.block(s.body)
+        if not self.terminated():
+            self.b.br(done)
+        if s.orelse:
+            self.b.position_at_end(other)
+            self.block(s.orelse)
+            if not self.terminated():
+                self.b.br(done)
+        self.b.position_at_end(done)
+
+    def stmt_While(self, s: ast.While) -> None:
+        if s.orelse:
+            raise self.src.error(s, "while ... else is not supported")
+        head, body, done = (self.new_block("while.cond"), self.new_block("while.body"),
+                            self.new_block("while.end"))
+        self.b.br(head)
+        self.b.position_at_end(head)
+        self.b.condbr(self.condition(s.test), body, done)
+        self.b.position_at_end(body)
+        self.loops.append((head, done))
+        self.block(s.body)
+        self.loops.pop()
+        if not self.terminated():
+            self.b.br(head)
+        self.b.position_at_end(done)
+
+    def stmt_For(self, s: ast.For) -> None:
+        if s.orelse:
+            raise self.src.error(s, "for ... else is not supported")
+        assert isinstance(s.iter, ast.Call) and isinstance(s.target, ast.Name)
+        args = s.iter.args
+        if not 1 <= len(args) <= 3 or s.iter.keywords:
+            raise self.src.error(s.iter, "range() takes 1 to 3 integers")
+        vals = [self.int_value(a) for a in args]
+        start, stop, step = (ConstantInt(T.I64, 0), vals[0], ConstantInt(T.I64, 1)) \
+            if len(vals) == 1 else (vals[0], vals[1],
+                                    vals[2] if len(vals) == 3 else ConstantInt(T.I64, 1))
+        counter = self.alloca_at.alloca(T.I64, name=f"{s.target.id}.next")
+        self.b.store(start, counter)
+        step_const = step.value if isinstance(step, ConstantInt) else None
+        if step_const == 0:
+            raise self.src.error(args[2], "range() step must not be zero")
+        head, body, latch, done = (self.new_block("for.cond"), self.new_block("for.body"),
+                                   self.new_block("for.inc"), self.new_block("for.end"))
+        self.b.br(head)
+        self.b.position_at_end(head)
+        i = self.b.load(T.I64, counter, name=s.target.id)
+        if step_const is not None:
+            cond = self.b.icmp("slt" if step_const > 0 else "sgt", i, stop)
+        else:
+            self.check(self.b.icmp("ne", step, ConstantInt(T.I64, 0)), s.iter, "range step",
+                       step, ConstantInt(T.I64, 0), 2)
+            up = self.b.icmp("sgt", step, ConstantInt(T.I64, 0))
+            cond = self.b.select(up, self.b.icmp("slt", i, stop), self.b.icmp("sgt", i, stop))
+        self.b.condbr(cond, body, done)
+        self.b.position_at_end(body)
+        self.store_var(s.target.id, SVal(I64, i), s.target)
+        self.loops.append((latch, done))
+        self.block(s.body)
+        self.loops.pop()
+        if not self.terminated():
+            self.b.br(latch)
+        self.b.position_at_end(latch)
+        cur = self.b.load(T.I64, counter)
+        self.b.store(self.b.add(cur, step, flags=("nsw",)), counter)
+        self.b.br(head)
+        self.b.position_at_end(done)
+
+    def stmt_Break(self, s: ast.Break) -> None:
+        if not self.loops:
+            raise self.src.error(s, "'break' outside a loop")
+        self.b.br(self.loops[-1][1])
+
+    def stmt_Continue(self, s: ast.Continue) -> None:
+        if not self.loops:
+            raise self.src.error(s, "'continue' outside a loop")
+        self.b.br(self.loops[-1][0])
+
+    # --- runtime checks -----------------------------------------------------------------------
+
+    def check(self, ok: Value, node: ast.AST, what: str, index: Value, extent: Value,
+              axis: int) -> None:
+        """Continue when `ok`; otherwise record the error and leave the function."""
+        line = getattr(node, "lineno", 1)
+        text = self.src.lines[line - 1].strip() if line <= len(self.src.lines) else ""
+        site = self.session.add_site(ErrorSite(self.src.filename,
+                                               self.src.first_line + line - 1, text, what,
+                                               axis))
+        good, bad = self.new_block("check.ok"), self.new_block("check.fail")
+        self.b.condbr(ok, good, bad)
+        eb = Builder(bad)
+        g = self.session.error_global()
+        at = [eb.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
+                                                          ConstantInt(T.I64, k)])
+              for k in range(3)]
+        eb.store(ConstantInt(T.I64, site), at[0])
+        eb.store(index, at[1])
+        eb.store(extent, at[2])
+        if self.ret_slot is not None:
+            eb.store(zero(self.fn.return_type), self.ret_slot)
+        eb.br(self.exit)
+        self.b.position_at_end(good)
+
+
+def _drop_unreachable_blocks(fn: Function) -> None:
+    from enzyme_py.ir.dominance import reverse_post_order
+
+    live = set(reverse_post_order([fn.entry], lambda b: b.successors()))
+    dead = [b for b in fn.blocks if b not in live]
+    for b in dead:
+        fn.blocks.remove(b)
+    for b in fn.blocks:
+        for phi in b.phis():
+            for d in dead:
+                if d in phi.incoming_blocks:
+                    phi.remove_incoming(d)
+
+
+__all__ = ["BOOL", "CompileSession", "Compiled", "FunctionCompiler", "NONE"]

@@ -1,0 +1,431 @@
+"""Expression code generation for the Python subset (a mixin of the function compiler).
+
+Invariants: each expression is evaluated exactly once, left to right; arithmetic follows
+Python: `/` is true division, `//` and `%` round toward minus infinity (for ints and floats),
+`**` with a small constant integer exponent becomes multiplications, comparisons chain;
+`and`/`or`/`if-else` short-circuit. Types come from `Typer.expr_type`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from enzyme_py.frontend.ftypes import BOOL, F64, I64, Array, Scalar, Tuple, arithmetic_result
+from enzyme_py.frontend.values import AVal, SVal, const, convert
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.layout import alloc_size
+from enzyme_py.ir.values import ConstantInt, Value, const_float
+from enzyme_py.rules.mathcalls import emit_math
+
+if TYPE_CHECKING:
+    from enzyme_py.frontend.compiler import CompileSession
+    from enzyme_py.frontend.errors import SourceInfo
+    from enzyme_py.frontend.typing import Typer
+    from enzyme_py.ir.module import Block, Function
+
+_CMP = {ast.Lt: ("slt", "olt"), ast.LtE: ("sle", "ole"), ast.Gt: ("sgt", "ogt"),
+        ast.GtE: ("sge", "oge"), ast.Eq: ("eq", "oeq"), ast.NotEq: ("ne", "une")}
+
+
+class ExpressionCompiler:
+    b: Builder
+    typer: Typer
+    src: SourceInfo
+    session: CompileSession
+    fn: Function
+    alloca_at: Builder
+    loops: list
+
+    # hooks provided by the statement compiler
+    def load_var(self, name: str) -> SVal | AVal: ...
+    def new_block(self, name: str) -> Block: ...
+    def check(self, ok: Value, node: ast.AST, what: str, index: Value, extent: Value,
+              axis: int) -> None: ...
+
+    # --- entry points -------------------------------------------------------------------------
+
+    def expr(self, e: ast.expr, want_result: bool = True) -> Any:
+        method = getattr(self, f"expr_{type(e).__name__}", None)
+        if method is None:
+            self.typer.expr_type(e)  # raises the precise error
+            raise self.src.error(e, f"{type(e).__name__} expressions are not supported")
+        return method(e)
+
+    def scalar(self, e: ast.expr) -> SVal:
+        v = self.expr(e)
+        if not isinstance(v, SVal) or isinstance(v.type, Tuple):
+            raise self.src.error(e, "a number is needed here")
+        return v
+
+    def int_value(self, e: ast.expr) -> Value:
+        v = self.scalar(e)
+        if v.type.is_float:
+            raise self.src.error(e, f"an integer is needed here, found {v.type}")
+        return convert(self.b, v, I64).v
+
+    def condition(self, e: ast.expr) -> Value:
+        return convert(self.b, self.scalar(e), BOOL).v
+
+    def unpack_tuple(self, val: Any, node: ast.AST, n: int) -> list[SVal]:
+        if isinstance(val, SVal) and isinstance(val.type, Tuple):
+            if len(val.type.items) != n:
+                raise self.src.error(node, f"cannot unpack {len(val.type.items)} values into {n}")
+            return [SVal(t, self.b.extractvalue(val.v, [k]))
+                    for k, t in enumerate(val.type.items)]
+        if isinstance(val, list):
+            if len(val) != n:
+                raise self.src.error(node, f"cannot unpack {len(val)} values into {n}")
+            return val
+        raise self.src.error(node, "this value cannot be unpacked")
+
+    # --- leaves -------------------------------------------------------------------------------
+
+    def expr_Constant(self, e: ast.Constant) -> SVal:
+        t = self.typer.expr_type(e)
+        assert isinstance(t, Scalar)
+        return const(t, e.value)
+
+    def expr_Name(self, e: ast.Name) -> SVal | AVal:
+        if e.id in self.typer.env:
+            return self.load_var(e.id)
+        return self._global_constant(e)
+
+    def _global_constant(self, e: ast.expr) -> SVal:
+        g = self.typer.resolve_global(e)
+        t = self.typer.expr_type(e)
+        assert isinstance(t, Scalar)
+        return const(t, g)  # type: ignore[arg-type]
+
+    def expr_Attribute(self, e: ast.Attribute) -> SVal:
+        if isinstance(e.value, ast.Name) and e.value.id not in self.typer.env:
+            return self._global_constant(e)
+        arr = self.expr(e.value)
+        self.typer.expr_type(e)
+        assert isinstance(arr, AVal)
+        if e.attr == "ndim":
+            return const(I64, arr.type.ndim)
+        size: Value = ConstantInt(T.I64, 1)
+        for d in arr.dims:
+            size = self.b.mul(size, d)
+        return SVal(I64, size)
+
+    def expr_Tuple(self, e: ast.Tuple) -> list[SVal]:
+        return [self.scalar(x) for x in e.elts]
+
+    # --- operators ----------------------------------------------------------------------------
+
+    def expr_BinOp(self, e: ast.BinOp) -> Any:
+        a = self.expr(e.left)
+        c = self.expr(e.right)
+        return self.binop(e.op, a, c, e)
+
+    def binop(self, op: ast.operator, a: Any, c: Any, e: ast.AST) -> Any:
+        if isinstance(op, ast.MatMult):
+            return self.dot(a, c, e)
+        t = self.typer._binop_type(op, a.type, c.type, e)
+        b = self.b
+        assert isinstance(t, Scalar)
+        if isinstance(op, ast.Pow):
+            return self._power(a, c, t, e)
+        if isinstance(op, ast.Div):
+            x, y = convert(b, a, t).v, convert(b, c, t).v
+            if t.is_int:
+                raise self.src.error(e, "internal: integer true division")
+            return SVal(t, b.fdiv(x, y))
+        x, y = convert(b, a, t).v, convert(b, c, t).v
+        if t.is_float:
+            if isinstance(op, ast.Add):
+                return SVal(t, b.fadd(x, y))
+            if isinstance(op, ast.Sub):
+                return SVal(t, b.fsub(x, y))
+            if isinstance(op, ast.Mult):
+                return SVal(t, b.fmul(x, y))
+            if isinstance(op, ast.FloorDiv):
+                return SVal(t, emit_math(b, self.fn.parent, "floor", [b.fdiv(x, y)]))
+            if isinstance(op, ast.Mod):
+                return SVal(t, self._float_mod(x, y))
+        else:
+            simple = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.BitAnd: "and",
+                      ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "shl", ast.RShift: "ashr"}
+            name = simple.get(type(op))
+            if name is not None:
+                return SVal(t, b.binop(name, x, y))
+            if isinstance(op, (ast.FloorDiv, ast.Mod)):
+                self.check(b.icmp("ne", y, ConstantInt(t.ir, 0)), e, "integer division by zero",
+                           x, y, 0)
+                return SVal(t, self._int_floor_divmod(x, y, isinstance(op, ast.Mod)))
+        raise self.src.error(e, f"operator {type(op).__name__} is not supported here")
+
+    def _float_mod(self, x: Value, y: Value) -> Value:
+        """Python's float %: the result has the sign of the divisor."""
+        b = self.b
+        r = b.frem(x, y)
+        zero = const_float(x.type, 0.0)
+        fix = b.binop("and", b.fcmp("one", r, zero),
+                      b.binop("xor", b.fcmp("olt", r, zero), b.fcmp("olt", y, zero)))
+        return b.select(fix, b.fadd(r, y), r)
+
+    def _int_floor_divmod(self, x: Value, y: Value, mod: bool) -> Value:
+        b = self.b
+        zero = ConstantInt(x.type, 0)
+        q = b.binop("sdiv", x, y)
+        r = b.binop("srem", x, y)
+        fix = b.binop("and", b.icmp("ne", r, zero),
+                      b.binop("xor", b.icmp("slt", r, zero), b.icmp("slt", y, zero)))
+        if mod:
+            return b.select(fix, b.add(r, y), r)
+        return b.select(fix, b.sub(q, ConstantInt(x.type, 1)), q)
+
+    def _power(self, a: SVal, c: SVal, t: Scalar, e: ast.AST) -> SVal:
+        b = self.b
+        cv = c.v
+        if isinstance(cv, ConstantInt) and 0 <= cv.value <= 8:
+            base = convert(b, a, t).v
+            if cv.value == 0:
+                return const(t, 1)
+            result = base
+            for _ in range(cv.value - 1):
+                result = b.fmul(result, base) if t.is_float else b.mul(result, base)
+            return SVal(t, result)
+        if t.is_int:
+            raise self.src.error(e, "integer ** needs a small constant exponent (0..8)",
+                                 "int ** 0..8; use float(x) ** y otherwise")
+        if c.type.is_int and not c.type == BOOL:
+            exp = convert(b, c, Scalar("i32")).v
+            return SVal(t, emit_math(b, self.fn.parent, "powi", [convert(b, a, t).v, exp]))
+        return SVal(t, emit_math(b, self.fn.parent, "pow",
+                                 [convert(b, a, t).v, convert(b, c, t).v]))
+
+    def expr_UnaryOp(self, e: ast.UnaryOp) -> SVal:
+        v = self.scalar(e.operand)
+        b = self.b
+        if isinstance(e.op, ast.Not):
+            return SVal(BOOL, b.binop("xor", convert(b, v, BOOL).v, ConstantInt(T.I1, 1)))
+        t = I64 if v.type == BOOL else v.type
+        x = convert(b, v, t).v
+        if isinstance(e.op, ast.UAdd):
+            return SVal(t, x)
+        if isinstance(e.op, ast.USub):
+            return SVal(t, b.fneg(x) if t.is_float else b.sub(ConstantInt(t.ir, 0), x))
+        if isinstance(e.op, ast.Invert) and t.is_int:
+            return SVal(t, b.binop("xor", x, ConstantInt(t.ir, -1)))
+        raise self.src.error(e, f"unary {type(e.op).__name__} is not supported for {t}")
+
+    def compare(self, op: ast.cmpop, a: SVal, c: SVal, e: ast.AST) -> Value:
+        if type(op) not in _CMP:
+            raise self.src.error(e, f"comparison {type(op).__name__} is not supported",
+                                 "<, <=, >, >=, ==, !=")
+        t = arithmetic_result(a.type, c.type) if a.type != BOOL or c.type != BOOL else I64
+        x, y = convert(self.b, a, t).v, convert(self.b, c, t).v
+        ipred, fpred = _CMP[type(op)]
+        return self.b.fcmp(fpred, x, y) if t.is_float else self.b.icmp(ipred, x, y)
+
+    def expr_Compare(self, e: ast.Compare) -> SVal:
+        self.typer.expr_type(e)
+        left = self.scalar(e.left)
+        if len(e.ops) == 1:
+            return SVal(BOOL, self.compare(e.ops[0], left, self.scalar(e.comparators[0]), e))
+        # a < b < c: evaluate b once, stop at the first false comparison
+        result = self.alloca_at.alloca(T.I1, name="chain")
+        done = self.new_block("cmp.end")
+        for k, (op, right_e) in enumerate(zip(e.ops, e.comparators, strict=True)):
+            right = self.scalar(right_e)
+            c = self.compare(op, left, right, e)
+            self.b.store(c, result)
+            if k < len(e.ops) - 1:
+                nxt = self.new_block("cmp.next")
+                self.b.condbr(c, nxt, done)
+                self.b.position_at_end(nxt)
+            left = right
+        self.b.br(done)
+        self.b.position_at_end(done)
+        return SVal(BOOL, self.b.load(T.I1, result))
+
+    def expr_BoolOp(self, e: ast.BoolOp) -> SVal:
+        self.typer.expr_type(e)
+        is_and = isinstance(e.op, ast.And)
+        result = self.alloca_at.alloca(T.I1, name="and" if is_and else "or")
+        done = self.new_block("bool.end")
+        for k, v in enumerate(e.values):
+            c = self.condition(v)
+            self.b.store(c, result)
+            if k < len(e.values) - 1:
+                nxt = self.new_block("bool.next")
+                if is_and:
+                    self.b.condbr(c, nxt, done)
+                else:
+                    self.b.condbr(c, done, nxt)
+                self.b.position_at_end(nxt)
+        self.b.br(done)
+        self.b.position_at_end(done)
+        return SVal(BOOL, self.b.load(T.I1, result))
+
+    def expr_IfExp(self, e: ast.IfExp) -> SVal:
+        t = self.typer.expr_type(e)
+        if not isinstance(t, Scalar):
+            raise self.src.error(e, "conditional expressions must give numbers")
+        slot = self.alloca_at.alloca(t.ir, name="ifexp")
+        then, other, done = (self.new_block("ifexp.then"), self.new_block("ifexp.else"),
+                             self.new_block("ifexp.end"))
+        self.b.condbr(self.condition(e.test), then, other)
+        for blk, sub in ((then, e.body), (other, e.orelse)):
+            self.b.position_at_end(blk)
+            self.b.store(convert(self.b, self.scalar(sub), t).v, slot)
+            self.b.br(done)
+        self.b.position_at_end(done)
+        return SVal(t, self.b.load(t.ir, slot))
+
+    # --- arrays -------------------------------------------------------------------------------
+
+    def expr_Subscript(self, e: ast.Subscript) -> SVal:
+        if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
+            arr = self.expr(e.value.value)
+            if not isinstance(arr, AVal):
+                raise self.src.error(e, ".shape needs an array")
+            k = e.slice
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, int)):
+                if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and \
+                        isinstance(k.operand, ast.Constant):
+                    idx = arr.type.ndim - k.operand.value
+                else:
+                    raise self.src.error(k, "a.shape[k] needs a constant k")
+            else:
+                idx = k.value
+            if not 0 <= idx < arr.type.ndim:
+                raise self.src.error(k, f"shape index {idx} out of range for a "
+                                     f"{arr.type.ndim}-D array")
+            return SVal(I64, arr.dims[idx])
+        ptr, elem = self.element_pointer(e)
+        return SVal(elem, self.b.load(elem.ir, ptr))
+
+    def element_pointer(self, e: ast.Subscript) -> tuple[Value, Scalar]:
+        self.typer.expr_type(e)
+        arr = self.expr(e.value)
+        assert isinstance(arr, AVal)
+        idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        b = self.b
+        flat: Value | None = None
+        for axis, (ie, dim) in enumerate(zip(idx, arr.dims, strict=True)):
+            i = self.int_value(ie)
+            if not (isinstance(i, ConstantInt) and i.value >= 0):
+                neg = b.icmp("slt", i, ConstantInt(T.I64, 0))
+                i = b.select(neg, b.add(i, dim), i)
+            if self.session.bounds_check:
+                self.check(b.icmp("ult", i, dim), ie, "index", i, dim, axis)
+            flat = i if flat is None else b.add(b.mul(flat, dim, flags=("nsw",)), i,
+                                                flags=("nsw",))
+        assert flat is not None
+        return b.getelementptr(arr.type.elem.ir, arr.ptr, [flat]), arr.type.elem
+
+    def new_array(self, t: Array, dims: list[Value], fill: float | None, e: ast.AST) -> AVal:
+        if self.loops:
+            raise self.src.error(e, "creating arrays inside a loop is not supported yet",
+                                 "create the array before the loop and reuse it")
+        b = self.b
+        count: Value = ConstantInt(T.I64, 1)
+        for d in dims:
+            count = b.mul(count, d)
+        # In the entry block when the size is a constant, else where it is computed.
+        ptr = b.alloca(t.elem.ir, count, align=16, name="array")
+        size = b.mul(count, ConstantInt(T.I64, alloc_size(t.elem.ir)))
+        if fill is not None and fill == 0.0:
+            memset = self.fn.parent.declare_function(
+                "llvm.memset.p0.i64", T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
+            b.call(memset, [ptr, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
+        elif fill is not None:
+            self._fill(ptr, count, const(t.elem, fill).v, t.elem.ir)
+        return AVal(t, ptr, dims)
+
+    def _fill(self, ptr: Value, count: Value, value: Value, ty: T.Type) -> None:
+        self.counted_loop(count, lambda i: self.b.store(
+            value, self.b.getelementptr(ty, ptr, [i])))
+
+    def counted_loop(self, count: Value, body: Any) -> None:
+        """`for i in range(count): body(i)` emitted directly (i64 counter)."""
+        b = self.b
+        slot = self.alloca_at.alloca(T.I64, name="k")
+        b.store(ConstantInt(T.I64, 0), slot)
+        head, loop, done = self.new_block("loop.cond"), self.new_block("loop.body"), \
+            self.new_block("loop.end")
+        b.br(head)
+        b.position_at_end(head)
+        i = b.load(T.I64, slot)
+        b.condbr(b.icmp("slt", i, count), loop, done)
+        b.position_at_end(loop)
+        body(i)
+        b.store(b.add(i, ConstantInt(T.I64, 1), flags=("nsw",)), slot)
+        b.br(head)
+        b.position_at_end(done)
+
+    def reduce_sum(self, arr: AVal) -> SVal:
+        t = arr.type.elem if arr.type.elem.is_float else I64
+        b = self.b
+        acc = self.alloca_at.alloca(t.ir, name="sum")
+        b.store(const(t, 0).v, acc)
+        count: Value = ConstantInt(T.I64, 1)
+        for d in arr.dims:
+            count = b.mul(count, d)
+
+        def body(i: Value) -> None:
+            x = convert(b, SVal(arr.type.elem, b.load(arr.type.elem.ir,
+                                                      b.getelementptr(arr.type.elem.ir,
+                                                                      arr.ptr, [i]))), t)
+            cur = b.load(t.ir, acc)
+            b.store(b.fadd(cur, x.v) if t.is_float else b.add(cur, x.v), acc)
+
+        self.counted_loop(count, body)
+        return SVal(t, b.load(t.ir, acc))
+
+    def dot(self, a: Any, c: Any, e: ast.AST) -> Any:
+        if not (isinstance(a, AVal) and isinstance(c, AVal)):
+            raise self.src.error(e, "np.dot / @ need two arrays")
+        t = self.typer._binop_type(ast.MatMult(), a.type, c.type, e)
+        b = self.b
+        elem = a.type.elem.ir
+        inner = a.dims[-1]
+        self.check(b.icmp("eq", inner, c.dims[0]), e, "matching inner dimensions", inner,
+                   c.dims[0], 0)
+
+        def row_dot(row: Value | None, col: Value | None) -> Value:
+            acc = self.alloca_at.alloca(elem, name="dot")
+            b.store(const_float(elem, 0.0), acc)
+
+            def body(k: Value) -> None:
+                ia = k if row is None else b.add(b.mul(row, inner), k)
+                ic = k if col is None else b.add(b.mul(k, c.dims[1]), col)
+                x = b.load(elem, b.getelementptr(elem, a.ptr, [ia]))
+                y = b.load(elem, b.getelementptr(elem, c.ptr, [ic]))
+                b.store(b.fadd(b.load(elem, acc), b.fmul(x, y)), acc)
+
+            self.counted_loop(inner, body)
+            return b.load(elem, acc)
+
+        if isinstance(t, Scalar):
+            return SVal(t, row_dot(None, None))
+        assert isinstance(t, Array)
+        if t.ndim == 1:
+            out = self.new_array(t, [a.dims[0]], None, e)
+            self.counted_loop(a.dims[0], lambda i: b.store(
+                row_dot(i, None), b.getelementptr(elem, out.ptr, [i])))
+            return out
+        out = self.new_array(t, [a.dims[0], c.dims[1]], None, e)
+
+        def outer(i: Value) -> None:
+            self.counted_loop(c.dims[1], lambda j: b.store(
+                row_dot(i, j), b.getelementptr(elem, out.ptr, [b.add(b.mul(i, c.dims[1]),
+                                                                       j)])))
+
+        self.counted_loop(a.dims[0], outer)
+        return out
+
+    # --- calls --------------------------------------------------------------------------------
+
+    def expr_Call(self, e: ast.Call) -> Any:
+        from enzyme_py.frontend.calls import compile_call
+
+        return compile_call(self, e)
+
+
+__all__ = ["ExpressionCompiler", "F64"]

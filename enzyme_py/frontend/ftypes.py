@@ -1,0 +1,120 @@
+"""Types of the Python subset, and how values of each type look in IR.
+
+Invariants: scalars are `f64`, `f32`, `i64`, `i32`, `bool`; an array is a C-contiguous buffer
+of one scalar dtype with `ndim` dimensions, passed to compiled code as a data pointer followed
+by `ndim` i64 extents; a tuple return is a literal IR struct. `unify` implements Python's
+numeric promotion (bool < int < float) and never mixes arrays with scalars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from enzyme_py.ir import types as T
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str  # f64 f32 i64 i32 bool
+
+    def __str__(self) -> str:
+        return {"f64": "float", "f32": "float32", "i64": "int", "i32": "int32",
+                "bool": "bool"}[self.name]
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in ("f64", "f32")
+
+    @property
+    def is_int(self) -> bool:
+        return self.name in ("i64", "i32")
+
+    @property
+    def ir(self) -> T.Type:
+        return _SCALAR_IR[self.name]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(_SCALAR_DTYPE[self.name])
+
+
+@dataclass(frozen=True)
+class Array:
+    elem: Scalar
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"{self.elem.dtype.name}[{', '.join(':' * self.ndim)}]"
+
+
+@dataclass(frozen=True)
+class Tuple:
+    items: tuple[Scalar, ...]
+
+    def __str__(self) -> str:
+        return f"tuple[{', '.join(str(i) for i in self.items)}]"
+
+    @property
+    def ir(self) -> T.Type:
+        return T.StructType(tuple(i.ir for i in self.items))
+
+
+@dataclass(frozen=True)
+class NoneType:
+    def __str__(self) -> str:
+        return "None"
+
+
+FType = Scalar | Array | Tuple | NoneType
+
+F64, F32, I64, I32, BOOL = Scalar("f64"), Scalar("f32"), Scalar("i64"), Scalar("i32"), \
+    Scalar("bool")
+NONE = NoneType()
+_SCALAR_IR = {"f64": T.DOUBLE, "f32": T.FLOAT, "i64": T.I64, "i32": T.I32, "bool": T.I1}
+_SCALAR_DTYPE = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32",
+                 "bool": "bool"}
+_DTYPE_SCALAR = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
+                 np.dtype("int32"): I32, np.dtype("bool"): BOOL}
+_RANK = {"bool": 0, "i32": 1, "i64": 2, "f32": 3, "f64": 4}
+
+
+def scalar_of_dtype(dtype: np.dtype) -> Scalar | None:
+    return _DTYPE_SCALAR.get(np.dtype(dtype))
+
+
+def type_of_value(value: object) -> FType | None:
+    """The subset type of a Python argument value, or None when unsupported."""
+    if isinstance(value, bool | np.bool_):
+        return BOOL
+    if isinstance(value, int | np.integer):
+        if isinstance(value, np.integer):
+            return scalar_of_dtype(value.dtype)
+        return I64
+    if isinstance(value, float | np.floating):
+        if isinstance(value, np.floating):
+            return scalar_of_dtype(value.dtype)
+        return F64
+    if isinstance(value, np.ndarray):
+        elem = scalar_of_dtype(value.dtype)
+        if elem is None or elem == BOOL or value.ndim == 0:
+            return None
+        return Array(elem, value.ndim)
+    return None
+
+
+def unify(a: FType, b: FType) -> FType | None:
+    """The type holding both (Python's numeric promotion), or None if they do not mix."""
+    if a == b:
+        return a
+    if isinstance(a, Scalar) and isinstance(b, Scalar):
+        # float32 with a Python int stays float32 (numpy's scalar rule); f32 + f64 -> f64
+        return a if _RANK[a.name] >= _RANK[b.name] else b
+    return None
+
+
+def arithmetic_result(a: Scalar, b: Scalar) -> Scalar:
+    t = unify(a, b)
+    assert isinstance(t, Scalar)
+    return I64 if t == BOOL else t

@@ -1,0 +1,412 @@
+"""Type inference for the Python subset: one type per local variable, fixed per signature.
+
+Invariants: a variable's type is the unification of every value assigned to it anywhere in the
+function (Python's int -> float promotion); an array variable never holds a scalar; the return
+type unifies every `return`. Expression typing here is the single source of truth: code
+generation asks `Typer.expr_type` rather than re-deriving types.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from enzyme_py.frontend import builtins as B
+from enzyme_py.frontend.errors import SourceInfo
+from enzyme_py.frontend.ftypes import (
+    BOOL,
+    F32,
+    F64,
+    I32,
+    I64,
+    NONE,
+    Array,
+    FType,
+    NoneType,
+    Scalar,
+    Tuple,
+    arithmetic_result,
+    unify,
+)
+
+ReturnTypeOf = Callable[[object, tuple[FType, ...]], FType | None]
+
+
+class Typer:
+    def __init__(self, fdef: ast.FunctionDef, arg_types: dict[str, FType],
+                 globals_: dict[str, object], src: SourceInfo,
+                 return_type_of: ReturnTypeOf) -> None:
+        self.fdef = fdef
+        self.globals = globals_
+        self.src = src
+        self.return_type_of = return_type_of
+        self.env: dict[str, FType] = dict(arg_types)
+        self.return_type: FType | None = None
+        self._returns_seen = False
+
+    # --- the fixpoint -------------------------------------------------------------------------
+
+    def infer(self) -> None:
+        for _ in range(20):
+            before = (dict(self.env), self.return_type)
+            self._block(self.fdef.body)
+            if (dict(self.env), self.return_type) == before:
+                break
+        if self.return_type is None:
+            self.return_type = NONE
+
+    def _block(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            self._stmt(s)
+
+    def _assign_name(self, name: str, t: FType | None, node: ast.AST) -> None:
+        if t is None:
+            return
+        old = self.env.get(name)
+        if old is None:
+            self.env[name] = _widen(t)
+            return
+        new = unify(old, t)
+        if new is None:
+            raise self.src.error(node, f"variable '{name}' holds {old} on one path and {t} on "
+                                 "another; a variable keeps one type",
+                                 "int and float mix (int becomes float); arrays keep their "
+                                 "dtype and rank")
+        self.env[name] = new
+
+    def _stmt(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Assign):
+            t = self.expr_type(s.value, lenient=True)
+            for target in s.targets:
+                self._target(target, t, s.value)
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            self._target(s.target, self.expr_type(s.value, lenient=True), s.value)
+        elif isinstance(s, ast.AugAssign):
+            if isinstance(s.target, ast.Name):
+                cur = self.env.get(s.target.id)
+                rhs = self.expr_type(s.value, lenient=True)
+                if cur is not None and rhs is not None:
+                    self._assign_name(s.target.id, self._binop_type(s.op, cur, rhs, s), s)
+        elif isinstance(s, ast.For):
+            self._assign_name(_for_target(s, self.src), I64, s.target)
+            self._block(s.body)
+            self._block(s.orelse)
+        elif isinstance(s, (ast.While, ast.If)):
+            self._block(s.body)
+            self._block(s.orelse)
+        elif isinstance(s, ast.Return):
+            t = NONE if s.value is None else self.expr_type(s.value, lenient=True)
+            if t is None:
+                return
+            if isinstance(t, Array):
+                raise self.src.error(s.value, "returning an array is not supported",
+                                     "return a scalar, a tuple of scalars, or None; write "
+                                     "array results into an argument")
+            t = _widen(t)
+            if self.return_type is None:
+                self.return_type = t
+            else:
+                new = unify(self.return_type, t)
+                if new is None:
+                    raise self.src.error(s, f"this returns {t}, another return gives "
+                                         f"{self.return_type}")
+                self.return_type = new
+
+    def _target(self, target: ast.expr, t: FType | None, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self._assign_name(target.id, t, target)
+        elif isinstance(target, ast.Tuple):
+            items: list[FType | None]
+            if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
+                items = [self.expr_type(e, lenient=True) for e in value.elts]
+            elif isinstance(t, Tuple) and len(t.items) == len(target.elts):
+                items = list(t.items)
+            elif _is_shape(value):
+                items = [I64] * len(target.elts)
+            elif t is None:
+                return
+            else:
+                raise self.src.error(target, f"cannot unpack {t} into {len(target.elts)} names")
+            for e, it in zip(target.elts, items, strict=True):
+                self._target(e, it, value)
+
+    # --- expressions --------------------------------------------------------------------------
+
+    def expr_type(self, e: ast.expr, lenient: bool = False) -> FType | None:
+        """The type of `e`; with `lenient`, None when a variable is not typed yet."""
+        if isinstance(e, ast.Constant):
+            v = e.value
+            if isinstance(v, bool):
+                return BOOL
+            if isinstance(v, int):
+                return I64
+            if isinstance(v, float):
+                return F64
+            raise self.src.error(e, f"constant {v!r} of type {type(v).__name__} is not supported",
+                                 "int, float and bool constants")
+        if isinstance(e, ast.Name):
+            t = self.env.get(e.id)
+            if t is not None:
+                return t
+            g = self.resolve_global(e)
+            if g is not _MISSING:
+                return _constant_type(g, e, self.src)
+            if lenient:
+                return None
+            raise self.src.error(e, f"name '{e.id}' is not defined here")
+        if isinstance(e, ast.BinOp):
+            a = self.expr_type(e.left, lenient)
+            b = self.expr_type(e.right, lenient)
+            if a is None or b is None:
+                return None
+            return self._binop_type(e.op, a, b, e)
+        if isinstance(e, ast.UnaryOp):
+            t = self.expr_type(e.operand, lenient)
+            if t is None:
+                return None
+            if isinstance(e.op, ast.Not):
+                return BOOL
+            if not isinstance(t, Scalar):
+                raise self.src.error(e, "unary operators need a number")
+            return I64 if t == BOOL else t
+        if isinstance(e, (ast.Compare, ast.BoolOp)):
+            for sub in (e.values if isinstance(e, ast.BoolOp) else [e.left, *e.comparators]):
+                t = self.expr_type(sub, lenient)
+                if isinstance(t, Array | Tuple):
+                    raise self.src.error(sub, f"cannot compare or test {t}",
+                                         "comparisons of numbers")
+            return BOOL
+        if isinstance(e, ast.IfExp):
+            a = self.expr_type(e.body, lenient)
+            b = self.expr_type(e.orelse, lenient)
+            if a is None or b is None:
+                return a or b
+            t = unify(a, b)
+            if t is None:
+                raise self.src.error(e, f"the two branches have types {a} and {b}")
+            return t
+        if isinstance(e, ast.Subscript):
+            return self._subscript_type(e, lenient)
+        if isinstance(e, ast.Attribute):
+            return self._attribute_type(e, lenient)
+        if isinstance(e, ast.Call):
+            return self._call_type(e, lenient)
+        if isinstance(e, ast.Tuple):
+            items = [self.expr_type(x, lenient) for x in e.elts]
+            if any(i is None for i in items):
+                return None
+            if not all(isinstance(i, Scalar) for i in items):
+                raise self.src.error(e, "tuples may hold only numbers")
+            return Tuple(tuple(_widen(i) for i in items))  # type: ignore[arg-type]
+        raise self.src.error(e, f"{type(e).__name__} expressions are not supported",
+                             "numbers, variables, arithmetic, comparisons, calls, indexing")
+
+    def _binop_type(self, op: ast.operator, a: FType, b: FType, e: ast.AST) -> FType:
+        if isinstance(op, ast.MatMult):
+            if isinstance(a, Array) and isinstance(b, Array):
+                return _dot_type(a, b, e, self.src)
+            raise self.src.error(e, "@ needs two arrays")
+        if not (isinstance(a, Scalar) and isinstance(b, Scalar)):
+            raise self.src.error(e, f"arithmetic on {a} and {b} is not supported",
+                                 "arithmetic on numbers; loop over array elements")
+        if isinstance(op, ast.Div):
+            t = arithmetic_result(a, b)
+            return t if t.is_float else F64
+        if isinstance(op, ast.Pow):
+            t = arithmetic_result(a, b)
+            return t
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)):
+            if a.is_float or b.is_float:
+                raise self.src.error(e, "bitwise operators need integers")
+            return arithmetic_result(a, b)
+        if isinstance(op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+            return arithmetic_result(a, b)
+        raise self.src.error(e, f"operator {type(op).__name__} is not supported")
+
+    def _subscript_type(self, e: ast.Subscript, lenient: bool) -> FType | None:
+        if _is_shape(e.value):
+            return I64
+        base = self.expr_type(e.value, lenient)
+        if base is None:
+            return None
+        if not isinstance(base, Array):
+            raise self.src.error(e, f"cannot index {base}", "indexing arrays: a[i], a[i, j]")
+        idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        if any(isinstance(i, ast.Slice) for i in idx):
+            raise self.src.error(e, "slices are not supported", "a[i] or a[i, j] with integers")
+        if len(idx) != base.ndim:
+            raise self.src.error(e, f"{len(idx)} index(es) into a {base.ndim}-D array",
+                                 "one integer index per dimension")
+        for i in idx:
+            t = self.expr_type(i, lenient)
+            if t is not None and not (isinstance(t, Scalar) and not t.is_float):
+                raise self.src.error(i, f"array index has type {t}", "integer indices")
+        return base.elem
+
+    def _attribute_type(self, e: ast.Attribute, lenient: bool) -> FType | None:
+        if isinstance(e.value, ast.Name) and e.value.id not in self.env:
+            g = self.resolve_global(e)
+            if g is not _MISSING:
+                return _constant_type(g, e, self.src)
+        base = self.expr_type(e.value, lenient)
+        if base is None:
+            return None
+        if isinstance(base, Array) and e.attr in ("size", "ndim"):
+            return I64
+        if isinstance(base, Array) and e.attr == "shape":
+            raise self.src.error(e, "a.shape must be indexed or unpacked",
+                                 "a.shape[k], or n, m = a.shape")
+        raise self.src.error(e, f"attribute '{e.attr}' of {base} is not supported",
+                             "a.shape[k], a.size, a.ndim")
+
+    def resolve_global(self, e: ast.expr) -> object:
+        """The object a global name or dotted name (`math.pi`, `np.sin`) refers to."""
+        if isinstance(e, ast.Name):
+            if e.id in self.globals:
+                return self.globals[e.id]
+            import builtins
+
+            return getattr(builtins, e.id, _MISSING)
+        if isinstance(e, ast.Attribute):
+            base = self.resolve_global(e.value)
+            if base is _MISSING:
+                return _MISSING
+            return getattr(base, e.attr, _MISSING)
+        return _MISSING
+
+    def _call_type(self, e: ast.Call, lenient: bool) -> FType | None:
+        fn = self.resolve_global(e.func)
+        if fn is _MISSING:
+            raise self.src.error(e.func, "cannot call this: only known functions",
+                                 B.SUPPORTED_CALLS)
+        args = [self.expr_type(a, lenient) for a in e.args]
+        if any(a is None for a in args):
+            return None
+        if fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH:
+            if fn in B.INT_PRESERVING and len(args) == 1 and args[0] in (I64, I32):
+                return I64
+            if fn in B.INT_PRESERVING:
+                return I64  # math.floor(x) is an int in Python
+            np_style = getattr(fn, "__module__", "") == "numpy" or isinstance(
+                fn, type(B.np.sin))
+            first = args[0] if args else F64
+            if np_style and first == F32:
+                return F32
+            return F64
+        if fn in B.ABS or fn in B.SQUARE:
+            t = args[0]
+            if not isinstance(t, Scalar):
+                raise self.src.error(e, f"{getattr(fn, '__name__', fn)} of {t} is not supported")
+            return I64 if t == BOOL else t
+        if fn in B.MIN or fn in B.MAX:
+            if len(args) < 2:
+                raise self.src.error(e, "min/max need two or more numbers",
+                                     "min(a, b, ...), max(a, b, ...)")
+            t = args[0]
+            for a in args[1:]:
+                t = unify(t, a) if isinstance(t, Scalar) and isinstance(a, Scalar) else None
+                if t is None:
+                    raise self.src.error(e, "min/max of arrays is not supported")
+            return t
+        if fn in B.POW:
+            return self._binop_type(ast.Pow(), args[0], args[1], e)
+        if fn in B.FLOAT_CTORS:
+            return F64 if B.FLOAT_CTORS[fn] == "f64" else F32
+        if fn in B.INT_CTORS:
+            return I64 if B.INT_CTORS[fn] == "i64" else I32
+        if fn in B.BOOL_CTORS:
+            return BOOL
+        if fn in B.LEN:
+            return I64
+        if fn in B.ARRAY_CTORS:
+            return self._array_ctor_type(e, fn, args)
+        if fn in B.SUM:
+            if not args or not isinstance(args[0], Array):
+                raise self.src.error(e, "np.sum needs an array")
+            return args[0].elem if args[0].elem.is_float else I64
+        if fn in B.DOT:
+            if len(args) != 2 or not all(isinstance(a, Array) for a in args):
+                raise self.src.error(e, "np.dot needs two arrays")
+            return _dot_type(args[0], args[1], e, self.src)  # type: ignore[arg-type]
+        if callable(fn) and hasattr(fn, "__code__"):
+            t = self.return_type_of(fn, tuple(args))  # type: ignore[arg-type]
+            return t
+        raise self.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not "
+                             "supported", B.SUPPORTED_CALLS)
+
+    def _array_ctor_type(self, e: ast.Call, fn: object, args: list) -> FType:
+        kind = B.ARRAY_CTORS[fn]
+        dtype_name = "f64"
+        for kw in e.keywords:
+            if kw.arg == "dtype":
+                d = self.resolve_global(kw.value)
+                if d not in B.DTYPES:
+                    raise self.src.error(kw.value, "unsupported dtype",
+                                         "np.float64, np.float32, np.int64, np.int32")
+                dtype_name = B.DTYPES[d]
+            else:
+                raise self.src.error(kw.value, f"keyword '{kw.arg}' is not supported")
+        if kind.endswith("_like"):
+            if len(args) != 1 or not isinstance(args[0], Array):
+                raise self.src.error(e, f"np.{kind} needs one array")
+            elem = args[0].elem if not any(k.arg == "dtype" for k in e.keywords) else \
+                Scalar(dtype_name)
+            return Array(elem, args[0].ndim)
+        if len(e.args) != 1:
+            raise self.src.error(e, f"np.{kind} takes the shape", "np.zeros(n), np.zeros((n, m))")
+        shape = e.args[0]
+        ndim = len(shape.elts) if isinstance(shape, ast.Tuple) else 1
+        return Array(Scalar(dtype_name), ndim)
+
+
+def _dot_type(a: Array, b: Array, e: ast.AST, src: SourceInfo) -> FType:
+    if a.elem != b.elem or not a.elem.is_float:
+        raise src.error(e, f"np.dot/@ of {a} and {b}: both must have the same float dtype")
+    if a.ndim == 1 and b.ndim == 1:
+        return a.elem
+    if a.ndim == 2 and b.ndim == 1:
+        return Array(a.elem, 1)
+    if a.ndim == 2 and b.ndim == 2:
+        return Array(a.elem, 2)
+    raise src.error(e, f"np.dot/@ of {a.ndim}-D and {b.ndim}-D arrays is not supported",
+                    "1-D·1-D, 2-D·1-D, 2-D·2-D")
+
+
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()
+
+
+def _constant_type(g: object, e: ast.AST, src: SourceInfo) -> FType:
+    if isinstance(g, bool):
+        return BOOL
+    if isinstance(g, int):
+        return I64
+    if isinstance(g, float):
+        return F64
+    raise src.error(e, f"global '{ast.unparse(e)}' is a {type(g).__name__}; only int, float "
+                    "and bool module constants can be used as values")
+
+
+def _widen(t: FType) -> FType:
+    """Locals of Python ints stay i64; i32 values widen like Python does."""
+    return t
+
+
+def _is_shape(e: ast.expr) -> bool:
+    return isinstance(e, ast.Attribute) and e.attr == "shape"
+
+
+def _for_target(s: ast.For, src: SourceInfo) -> str:
+    if not isinstance(s.target, ast.Name):
+        raise src.error(s.target, "the loop variable must be a plain name")
+    it = s.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        raise src.error(it, "only 'for ... in range(...)' loops are supported",
+                        "for i in range(stop), range(start, stop), range(start, stop, step)")
+    return s.target.id
+
+
+__all__ = ["Typer", "NoneType", "F32", "I32"]
