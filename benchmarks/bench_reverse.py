@@ -2,7 +2,7 @@
 
 Each kernel in `benchmarks/kernels/` is compiled by `clang-22 -O2 -S -emit-llvm`, its
 gradient is added by `enzyme-py grad`, and both the clang output and the gradient module
-are JIT-compiled with `enzyme_py.jit.compile_ir(..., opt_level=2)` in this process and
+are JIT-compiled with `enzyme_py.backend.compile_ir(..., opt_level=2)` in this process and
 called with numpy arrays.  Sizes are scaled until one primal call takes >= 10 ms, so the
 microseconds of per-call overhead do not matter.  Inputs that a call overwrites are
 restored, shadows zeroed and output seeds set *outside* the timed region.  Every gradient
@@ -33,7 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from enzyme_py import jit  # noqa: E402
+from enzyme_py import backend as jit  # noqa: E402
 
 KERNELS_DIR = ROOT / "benchmarks" / "kernels"
 CLANG = "clang-22"

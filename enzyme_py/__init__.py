@@ -3,7 +3,7 @@
 Functions become LLVM IR (our Python front end, or any `.ll` file), are differentiated after
 optimization, and the gradient IR is optimized again and JIT-compiled with llvmlite.
 
-Invariant: llvmlite is imported only by `enzyme_py.jit`.
+Invariant: llvmlite is imported only by `enzyme_py.backend`.
 """
 
 from enzyme_py.api import (

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from enzyme_py import jit as backend
+from enzyme_py import backend
 from enzyme_py.calling import (
     ErrorRecord,
     arg_key,

@@ -67,7 +67,7 @@ def _demo_arguments(p: argparse.ArgumentParser) -> None:
 def demo(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from enzyme_py import jit
+    from enzyme_py import backend as jit
 
     examples = resources.files("enzyme_py") / "examples"
     source = (examples / "sum_squares.c").read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from enzyme_py import jit
+from enzyme_py import backend as jit
 from enzyme_py.errors import EnzymePyError
 from enzyme_py.ir import Function, Module, parse, verify
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from enzyme_py import jit
+from enzyme_py import backend as jit
 from enzyme_py.ir import Builder, Module, VerifyError, parse, verify
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function

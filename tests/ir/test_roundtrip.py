@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from enzyme_py import jit
+from enzyme_py import backend as jit
 from enzyme_py.ir import parse, verify
 from tests.conftest import fixture_files, load_regen
 

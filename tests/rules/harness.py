@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from enzyme_py.backend import JITModule, compile_ir
 from enzyme_py.ir import Builder, Module, verify
 from enzyme_py.ir import types as T
 from enzyme_py.ir.instructions import Call, Instruction
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import ConstantInt, ConstantKeyword, ConstantSplat, Value, const_float
-from enzyme_py.jit import JITModule, compile_ir
 from enzyme_py.rules.mathcalls import mangle
 from enzyme_py.rules.registry import Linear, Rule, Spec
 from tests.rules.context import SimpleContext

@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from enzyme_py.backend import compile_ir
 from enzyme_py.ir import Builder, Module
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantInt
-from enzyme_py.jit import compile_ir
 from enzyme_py.rules.registry import lookup
 from tests.rules import harness as H
 

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
+from enzyme_py.backend import compile_ir, normalize
 from enzyme_py.ir import Builder, Module, verify
 from enzyme_py.ir import types as T
 from enzyme_py.ir.instructions import Call
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantKeyword, Value
-from enzyme_py.jit import compile_ir, normalize
 from enzyme_py.rules import registry
 from enzyme_py.rules.inactive import is_known_inactive
 from enzyme_py.rules.mathcalls import emit_math, float_constant

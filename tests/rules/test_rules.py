@@ -8,11 +8,11 @@ import zlib
 import numpy as np
 import pytest
 
+from enzyme_py.backend import compile_ir
 from enzyme_py.ir import Builder, Module, verify
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function
-from enzyme_py.jit import compile_ir
 from enzyme_py.rules import registry
 from enzyme_py.rules.registry import Rule
 from tests.rules import harness as H

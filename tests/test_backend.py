@@ -10,8 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from enzyme_py.errors import BackendError, CallError
-from enzyme_py.jit import (
+from enzyme_py.backend import (
     LLVM_PASSES,
     ArgSpec,
     JITModule,
@@ -22,6 +21,7 @@ from enzyme_py.jit import (
     parse_llvm,
     run_llvm_passes,
 )
+from enzyme_py.errors import BackendError, CallError
 
 KERNELS = r"""
 define double @poly(double %x, double %y) {
