@@ -32,11 +32,12 @@ import numpy as np
 from enzyme_py import backend
 from enzyme_py.calling import (
     ErrorRecord,
+    _Overlap,
     arg_key,
     arg_types,
     convert_result,
     error_record,
-    flatten,
+    make_stub,
     overlapping_arrays,
 )
 from enzyme_py.errors import CallError, EnzymePyError
@@ -63,15 +64,7 @@ class Options:
 class _Primal:
     compiled: Compiled
     module: Module
-    native: Any
-    errors: ErrorRecord | None
-    types: tuple[FType, ...]
-
-    def __call__(self, args: Sequence[Any]) -> Any:
-        r = self.native(*flatten(self.types, args))
-        if self.errors is not None:
-            self.errors.check()
-        return convert_result(self.compiled.return_type, r)
+    stub: Any  # the generated fast caller (see calling.make_stub)
 
 
 def _params(f: Callable) -> list[str]:
@@ -99,27 +92,31 @@ class JitFunction:
         self._cache: dict[Any, _Primal] = {}
 
     def __call__(self, *args: Any) -> Any:
-        key = tuple(map(arg_key, args))
-        spec = self._cache.get(key)
-        if spec is None or (len(args) > 1 and overlapping_arrays(args)):
-            spec = self._specialize(args, key)
-        return spec(args)
+        spec = self._cache.get(tuple(map(arg_key, args)))
+        if spec is not None:
+            try:
+                return spec.stub(*args)
+            except _Overlap:
+                pass
+        return self._specialize(args)(*args)
 
-    def _specialize(self, args: Sequence[Any], key: Any) -> _Primal:
+    def _specialize(self, args: Sequence[Any]) -> Any:
+        """Compile for these argument types (without `noalias` if arrays overlap)."""
+        key = tuple(map(arg_key, args))
         types = arg_types(self.pyfunc.__name__, self.params, args)
         alias = overlapping_arrays(args)
-        full_key = (key, alias)
-        spec = self._cache.get(full_key)
-        if spec is not None:
-            return spec
-        module, compiled, session = _build(self.pyfunc, types, self.options, not alias)
-        jm = backend.compile_ir(str(module), opt_level=self.options.opt_level)
-        native = jm.function(compiled.function.name or "")
-        spec = _Primal(compiled, module, native, error_record(jm, session), types)
-        self._cache[full_key] = spec
-        if not alias:
-            self._cache[key] = spec
-        return spec
+        spec = self._cache.get((key, alias))
+        if spec is None:
+            module, compiled, session = _build(self.pyfunc, types, self.options, not alias)
+            jm = backend.compile_ir(str(module), opt_level=self.options.opt_level)
+            native = jm.function(compiled.function.name or "")
+            stub = make_stub(native, types, compiled.return_type, error_record(jm, session),
+                             not alias, self.params, self.pyfunc.__name__)
+            spec = _Primal(compiled, module, stub)
+            self._cache[(key, alias)] = spec
+            if not alias:
+                self._cache[key] = spec
+        return spec.stub
 
     def ir(self, *args: Any, optimized: bool = False) -> str:
         """The LLVM IR of this function for these argument types."""

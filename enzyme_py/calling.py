@@ -111,12 +111,88 @@ def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:
 
 def overlapping_arrays(args: Sequence[Any]) -> bool:
     """Do any two array arguments share memory? (then `noalias` must not be promised)"""
+    from enzyme_py.backend import _data_pointer
+
     spans = []
     for v in args:
         if type(v) is _NDARRAY:
-            start = v.__array_interface__["data"][0]
+            start = _data_pointer(v)
             spans.append((start, start + v.nbytes))
     if len(spans) < 2:
         return False
     spans.sort()
     return any(spans[k + 1][0] < spans[k][1] for k in range(len(spans) - 1))
+
+
+class _Overlap(Exception):
+    """Raised by a stub compiled with `noalias` when two array arguments share memory."""
+
+
+def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorRecord | None,
+              noalias: bool, params: Sequence[str], fname: str) -> Any:
+    """A Python function calling `native` with as little work per call as possible.
+
+    The caller has already matched dtype and rank (the specialization key); the stub checks
+    what the key cannot: contiguity, and (for a `noalias` build) that arrays do not overlap —
+    raising `_Overlap` so the caller can switch to a build without `noalias`.
+    """
+    from enzyme_py.backend import _DATA_OFFSET
+
+    if native._out_type is not None or _DATA_OFFSET is None:
+        return _generic_stub(native, types, ret, errors)
+    names = [f"a{k}" for k in range(len(types))]
+    lines = [f"def stub({', '.join(names)}):"]
+    call: list[str] = []
+    arrays = []
+    for k, t in enumerate(types):
+        a = names[k]
+        if isinstance(t, Array):
+            arrays.append(k)
+            lines.append(f"    if not {a}.flags.c_contiguous: bad({k}, {a})")
+            lines.append(f"    p{k} = read(id({a}) + OFF).value")
+            call.append(f"p{k}")
+            if t.ndim == 1:
+                call.append(f"len({a})")
+            else:
+                lines.append(f"    s{k} = {a}.shape")
+                call.extend(f"s{k}[{d}]" for d in range(t.ndim))
+        else:
+            call.append(a)
+    if noalias and len(arrays) > 1:
+        for k in arrays:
+            lines.append(f"    e{k} = p{k} + a{k}.nbytes")
+        for i, k in enumerate(arrays):
+            for m in arrays[i + 1:]:
+                lines.append(f"    if p{k} < e{m} and p{m} < e{k}: raise Overlap")
+    lines.append(f"    r = cfunc({', '.join(call)})")
+    if errors is not None:
+        lines.append("    if err[0]: errors.check()")
+    if isinstance(ret, Scalar):
+        lines.append("    return bool(r & 1)" if ret.name == "bool" else "    return r")
+    else:
+        lines.append("    return None")
+
+    def bad(k: int, a: Any) -> None:
+        raise CallError(f"{fname}(): argument {k} ('{params[k]}') is not C-contiguous; pass "
+                        "np.ascontiguousarray(...) (results written into it would otherwise "
+                        "be lost)")
+
+    # `keep` holds the NativeFunction (and through it the JIT library): without it the native
+    # code could be unloaded while the stub still calls it.
+    env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
+           "cfunc": native._cfunc,
+           "bad": bad, "Overlap": _Overlap, "errors": errors,
+           "err": errors._words if errors is not None else None}
+    exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
+    return env["stub"]
+
+
+def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
+                  errors: ErrorRecord | None) -> Any:
+    def stub(*args: Any) -> Any:
+        r = native(*flatten(types, args))
+        if errors is not None:
+            errors.check()
+        return convert_result(ret, r)
+
+    return stub
