@@ -9,10 +9,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import bench_ir, bench_reverse  # noqa: E402
+from benchmarks import bench_calls, bench_ir, bench_reverse  # noqa: E402
 
 BENCHMARKS = [("IR parse/print", bench_ir.main),
-              ("reverse mode vs primal", bench_reverse.main)]
+              ("reverse mode vs primal", bench_reverse.main),
+              ("call overhead", bench_calls.main)]
 
 
 def main(argv: list[str] | None = None) -> int:
