@@ -20,7 +20,7 @@ $(STAMP_TEST): setup.cfg pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@ $(STAMP_BASE)
 
-demo: $(STAMP_BASE)
+demo: $(STAMP_TEST)
 	$(PY) -m enzyme_py demo
 
 test: $(STAMP_TEST)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import resources
 
 from enzyme_py.cli import StageDump, add_dump_options, command, read_text, write_text
 from enzyme_py.errors import EnzymePyError
@@ -60,38 +59,12 @@ def opt(args: argparse.Namespace) -> int:
 
 
 def _demo_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quiet", action="store_true", help="print only the results")
+    p.add_argument("--quiet", action="store_true", help="print less")
 
 
-@command("demo", "run the bundled example end to end (what `make demo` shows)", _demo_arguments)
+@command("demo", "run the bundled examples end to end (what `make demo` shows)",
+         _demo_arguments)
 def demo(args: argparse.Namespace) -> int:
-    import numpy as np
+    from enzyme_py.demo import run_demo
 
-    from enzyme_py import backend as jit
-
-    examples = resources.files("enzyme_py") / "examples"
-    source = (examples / "sum_squares.c").read_text(encoding="utf-8")
-    text = (examples / "sum_squares.ll").read_text(encoding="utf-8")
-    say = (lambda *a: None) if args.quiet else print
-    say("== The example (C source, compiled by clang-22 -O0 into sum_squares.ll) ==")
-    say(source)
-    module = parse(text, "sum_squares.ll")
-    say(f"== Parsed: {len(module.functions)} function(s), "
-        f"{sum(1 for _ in module.functions[0].instructions())} instructions ==\n")
-
-    def show(stage: str, m: object) -> None:
-        fn_text = str(m).split("define ", 1)[1].split("\n}\n", 1)[0]
-        say(f"== IR after {stage} ==\ndefine {fn_text}\n}}\n")
-
-    module = Pipeline.parse(PREPROCESS_PIPELINE).run(module, show)
-    native = jit.compile_ir(str(module), opt_level=2).function("sum_squares")
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(1000)
-    w = rng.random(1000)
-    got = native(x, w, len(x))
-    want = float(np.sum(w * x * x))
-    print(f"sum_squares(x, w, 1000) = {got:.12g} (numpy: {want:.12g})")
-    ok = abs(got - want) <= 1e-9 * max(1.0, abs(want))
-    print("result matches numpy" if ok else "MISMATCH against numpy")
-    sys.stdout.flush()
-    return 0 if ok else 1
+    return run_demo(quiet=args.quiet)
