@@ -41,7 +41,6 @@ _CHEAP = frozenset({
     "getelementptr", "icmp", "fcmp", "select", "extractvalue", "insertvalue", "extractelement",
     "insertelement", "shufflevector", "freeze",
 })
-_MAX_RECOMPUTE_DEPTH = 6
 
 
 @dataclass
@@ -123,18 +122,23 @@ class Tape:
             return scaled
         return b.add(start, scaled, name=iv.phi.name)
 
-    def is_cheap(self, v: Value, depth: int = 0) -> bool:
-        """Recomputable from values that are available without the tape."""
+    def is_cheap(self, v: Value) -> bool:
+        """Recomputable from values that are available without the tape.
+
+        The recursion ends: phis are never cheap, and every other cycle in SSA goes
+        through a phi. (Memoized per value; the answer does not depend on the caller.)
+        """
         if not isinstance(v, I.Instruction):
             return True
         got = self._cheap.get(v)
         if got is not None:
             return got
-        ok = depth < _MAX_RECOMPUTE_DEPTH and self._cheap_here(v, depth)
+        self._cheap[v] = False  # in case of a cycle (only through unreachable code)
+        ok = self._cheap_here(v)
         self._cheap[v] = ok
         return ok
 
-    def _cheap_here(self, v: I.Instruction, depth: int) -> bool:
+    def _cheap_here(self, v: I.Instruction) -> bool:
         tr = self.tr
         if isinstance(v, I.Load):
             if v.flags or v.ordering or v not in tr.original:
@@ -160,7 +164,7 @@ class Tape:
                     continue
             if own_loop is not None and (lp is None or _strictly_encloses(lp, own_loop)):
                 continue  # fetched once per outer iteration: invariant in v's reversed loop
-            if not self.is_cheap(op, depth + 1):
+            if not self.is_cheap(op):
                 return False
         return True
 

@@ -1,0 +1,739 @@
+"""Checking enzyme_py against plain Python, JAX and finite differences.
+
+`check_value(f, *args)` runs `enzyme_py.jit(f)` and plain Python `f` on copies of the arguments
+and compares the results (and the arrays `f` writes into). `check_grad(f, *args, argnums=...)`
+compares `enzyme_py.grad(f, argnums)` with JAX's gradient of *the same Python function* and with
+central finite differences of `enzyme_py.jit(f)`. `check_vjp` does the same for `vjp` (tuple
+results).
+
+How the same function runs under JAX: a copy of `f` is made with `types.FunctionType` whose
+globals (and closure cells) map the `math` and `numpy` modules, and functions taken from them
+(`from math import sin`), by object identity to shims backed by `jax.numpy`; other Python
+functions `f` calls are copied the same way (recursively, once each). Array arguments are
+wrapped in `ShimArray`, whose `__getitem__` reads a jax array and whose `__setitem__` (and so
+`a[i] += v`) does a functional update `self.a = self.a.at[i].set(v)`.
+
+Invariants:
+
+- JAX runs eagerly (never under `jax.jit`). Under `jax.grad`/`jax.vjp` the tracers carry
+  concrete primal values, so Python `if`, `while`, `and`/`or`, `min`/`max` and `int(x)` on
+  traced floats work (checked by the tests). `float(tracer)` raises ConcretizationTypeError
+  even there (it would drop the derivative), so the shim's `float` keeps tracers as float64
+  arrays.
+- Integers never become JAX values: int arguments stay Python ints and integer arrays stay
+  numpy arrays whose elements read as Python ints, so `//`, `%` and `**` on integers have
+  Python's semantics exactly. Float `//` and `%` map to `jnp.floor_divide`/`jnp.remainder`,
+  which round toward minus infinity like Python.
+- 64-bit JAX is enabled only inside the checks (`with jax.enable_x64(True)`, a thread-local
+  context); the caller's JAX configuration is left as it was.
+- No check mutates the caller's arrays: every run gets its own copies.
+- Finite differences are central, with step `h = eps**(1/3) * max(1, |x|)` per element; an
+  element passes when `|ours - fd| <= fd_rtol * max(|fd_i|, max|fd|) + 10 * eps * (|f| + 1) / h`
+  (relative to the gradient's largest entry, plus the rounding error of the difference
+  quotient). float32 arguments are differenced in float64 (the same code specialized for
+  float64), with `fd_rtol` at least 1e-3.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import functools
+import math
+import types
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ShimArray", "check_grad", "check_value", "check_vjp", "jax_version_of"]
+
+
+# --- the JAX side: shims ------------------------------------------------------------------------
+
+
+def _jax():
+    import jax
+    import jax.numpy as jnp
+
+    return jax, jnp
+
+
+def _is_jax(x: Any) -> bool:
+    jax, _ = _jax()
+    return isinstance(x, jax.Array | jax.core.Tracer)
+
+
+class ShimArray:
+    """A mutable array for the JAX run: reads index a jax array, writes are functional updates.
+
+    Integer arrays are kept as numpy arrays (elements read as Python ints) so integer
+    arithmetic keeps Python's semantics.
+    """
+
+    __slots__ = ("a",)
+
+    def __init__(self, a: Any) -> None:
+        self.a = a
+
+    @property
+    def _is_int(self) -> bool:
+        return isinstance(self.a, np.ndarray)
+
+    def __getitem__(self, idx: Any) -> Any:
+        if self._is_int:
+            return self.a[idx].item()
+        return self.a[idx]
+
+    def __setitem__(self, idx: Any, v: Any) -> None:
+        if self._is_int:
+            self.a[idx] = v
+        else:
+            self.a = self.a.at[idx].set(v)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.a.shape)
+
+    @property
+    def size(self) -> int:
+        return int(self.a.size)
+
+    @property
+    def ndim(self) -> int:
+        return int(self.a.ndim)
+
+    @property
+    def dtype(self) -> Any:
+        return self.a.dtype
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+    def __matmul__(self, other: Any) -> Any:
+        return _np_dot(self, other)
+
+    def __repr__(self) -> str:
+        return f"ShimArray({self.a!r})"
+
+
+def _unwrap(x: Any) -> Any:
+    return x.a if isinstance(x, ShimArray) else x
+
+
+def _wrap(x: Any) -> Any:
+    return ShimArray(x) if getattr(x, "ndim", 0) >= 1 else x
+
+
+def _to_float(x: Any = 0.0) -> Any:
+    if _is_jax(x):
+        _, jnp = _jax()
+        return jnp.asarray(x, dtype=jnp.float64)
+    return builtins.float(x)
+
+
+class _DType:
+    """`np.float64` and friends: usable as `dtype=` and as a conversion `np.float64(x)`."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+
+    def __call__(self, x: Any) -> Any:
+        if self.dtype.kind in "iu":
+            return int(x)
+        if _is_jax(x):
+            _, jnp = _jax()
+            return jnp.asarray(x, dtype=self.dtype)
+        return self.dtype.type(x)
+
+
+def _dtype_of(d: Any) -> np.dtype:
+    if d is None:
+        return np.dtype(np.float64)
+    if isinstance(d, _DType):
+        return d.dtype
+    if d is _to_float or d is builtins.float:
+        return np.dtype(np.float64)
+    if d is builtins.int:
+        return np.dtype(np.int64)
+    return np.dtype(d)
+
+
+def _new_array(shape: Any, dtype: Any, fill: float) -> ShimArray:
+    dt = _dtype_of(dtype)
+    shape = tuple(shape) if isinstance(shape, tuple | list) else (int(shape),)
+    if dt.kind in "iub":
+        return ShimArray(np.full(shape, fill, dtype=dt))
+    _, jnp = _jax()
+    return ShimArray(jnp.full(shape, fill, dtype=dt))
+
+
+def _like(x: Any, dtype: Any, fill: float) -> ShimArray:
+    a = _unwrap(x)
+    return _new_array(tuple(a.shape), dtype if dtype is not None else a.dtype, fill)
+
+
+def _np_dot(x: Any, y: Any) -> Any:
+    _, jnp = _jax()
+    return _wrap(jnp.dot(_unwrap(x), _unwrap(y)))
+
+
+def _np_sum(x: Any) -> Any:
+    _, jnp = _jax()
+    a = _unwrap(x)
+    if isinstance(a, np.ndarray):
+        return int(a.sum()) if a.dtype.kind in "iub" else a.sum()
+    return jnp.sum(a)
+
+
+def _math_int(name: str) -> Callable[[Any], Any]:
+    """math.floor/ceil/trunc: a Python int (concrete under jax.grad), derivative zero."""
+    pyfn = getattr(math, name)
+
+    def f(x: Any) -> Any:
+        if _is_jax(x):
+            _, jnp = _jax()
+            return int(getattr(jnp, name)(x))
+        return pyfn(x)
+
+    f.__name__ = name
+    return f
+
+
+def _math_log(x: Any, base: Any = None) -> Any:
+    _, jnp = _jax()
+    return jnp.log(x) if base is None else jnp.log(x) / jnp.log(base)
+
+
+def _erf(x: Any) -> Any:
+    import jax.scipy.special as sp
+
+    return sp.erf(x)
+
+
+def _erfc(x: Any) -> Any:
+    import jax.scipy.special as sp
+
+    return sp.erfc(x)
+
+
+_MATH_RENAME = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+                "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power"}
+
+
+def _math_shim(name: str) -> Any:
+    """The JAX meaning of `math.<name>`."""
+    if name in ("floor", "ceil", "trunc"):
+        return _math_int(name)
+    if name == "log":
+        return _math_log
+    if name == "erf":
+        return _erf
+    if name == "erfc":
+        return _erfc
+    obj = getattr(math, name)
+    if not callable(obj):
+        return obj  # pi, e, inf, nan, tau
+    _, jnp = _jax()
+    return getattr(jnp, _MATH_RENAME.get(name, name))
+
+
+def _numpy_shim(name: str) -> Any:
+    """The JAX meaning of `numpy.<name>`."""
+    special: dict[str, Any] = {
+        "zeros": lambda shape, dtype=None: _new_array(shape, dtype, 0.0),
+        "ones": lambda shape, dtype=None: _new_array(shape, dtype, 1.0),
+        "empty": lambda shape, dtype=None: _new_array(shape, dtype, 0.0),
+        "zeros_like": lambda x, dtype=None: _like(x, dtype, 0.0),
+        "ones_like": lambda x, dtype=None: _like(x, dtype, 1.0),
+        "empty_like": lambda x, dtype=None: _like(x, dtype, 0.0),
+        "sum": _np_sum, "dot": _np_dot,
+    }
+    if name in special:
+        return special[name]
+    obj = getattr(np, name)
+    if isinstance(obj, type) and issubclass(obj, np.generic):
+        return _DType(obj)
+    if not callable(obj):
+        return obj
+    _, jnp = _jax()
+    return getattr(jnp, name)
+
+
+class _ModuleShim:
+    """`math` or `numpy` as seen by the JAX copy of a function."""
+
+    def __init__(self, name: str, resolve: Callable[[str], Any]) -> None:
+        self.__name__ = name
+        self._resolve = resolve
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = self._resolve(name)
+        setattr(self, name, value)
+        return value
+
+
+@functools.cache
+def _by_identity() -> dict[int, tuple[Any, Any]]:
+    """id(math/numpy object) -> (object, its JAX meaning), for `from math import sin`."""
+    table: dict[int, tuple[Any, Any]] = {}
+    for name in dir(math):
+        obj = getattr(math, name)
+        if callable(obj) and not name.startswith("_"):
+            try:
+                table[id(obj)] = (obj, _math_shim(name))
+            except AttributeError:
+                pass
+    for name in dir(np):
+        if name.startswith("_"):
+            continue
+        try:
+            obj = getattr(np, name)
+        except AttributeError:
+            continue
+        if callable(obj) and not isinstance(obj, types.ModuleType):
+            try:
+                table[id(obj)] = (obj, _numpy_shim(name))
+            except (AttributeError, TypeError):
+                pass  # nothing in jax.numpy of that name (or not a dtype)
+    return table
+
+
+_BUILTIN_SHIMS = {"float": _to_float}
+
+
+class _Shimmer:
+    """Copies Python functions so that they run on JAX values (one copy per function)."""
+
+    def __init__(self) -> None:
+        self.functions: dict[int, tuple[Any, Any]] = {}
+        self.globals: dict[int, tuple[dict, dict]] = {}
+        self.math = _ModuleShim("math", _math_shim)
+        self.numpy = _ModuleShim("numpy", _numpy_shim)
+        self.table = _by_identity()
+
+    def value(self, v: Any) -> Any:
+        if v is math:
+            return self.math
+        if v is np:
+            return self.numpy
+        if isinstance(v, types.FunctionType):
+            return self.function(v)
+        hit = self.table.get(id(v))
+        if hit is not None and hit[0] is v:
+            return hit[1]
+        if v is builtins.float:
+            return _to_float
+        return v
+
+    def function(self, f: types.FunctionType) -> types.FunctionType:
+        hit = self.functions.get(id(f))
+        if hit is not None:
+            return hit[1]
+        shim_globals = self._globals_for(f.__globals__)
+        closure = None
+        if f.__closure__:
+            cells = []
+            for cell in f.__closure__:
+                try:
+                    contents = cell.cell_contents
+                except ValueError:  # an empty cell
+                    cells.append(cell)
+                    continue
+                cells.append(types.CellType(self.value(contents)))
+            closure = tuple(cells)
+        g = types.FunctionType(f.__code__, shim_globals, f.__name__, f.__defaults__, closure)
+        g.__kwdefaults__ = f.__kwdefaults__
+        self.functions[id(f)] = (f, g)  # before filling names: recursion finds the copy
+        for name in _global_names(f.__code__):
+            if name in f.__globals__ and name not in shim_globals:
+                shim_globals[name] = self.value(f.__globals__[name])
+        return g
+
+    def _globals_for(self, orig: dict) -> dict:
+        hit = self.globals.get(id(orig))
+        if hit is not None:
+            return hit[1]
+        b = orig.get("__builtins__", builtins)
+        b = dict(b if isinstance(b, dict) else vars(b))
+        b.update(_BUILTIN_SHIMS)
+        shim = {"__builtins__": b, "__name__": orig.get("__name__", "shim")}
+        self.globals[id(orig)] = (orig, shim)
+        return shim
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return names
+
+
+def jax_version_of(f: Callable, *, return_args: bool = False) -> Callable:
+    """The same Python function, running on JAX values (see the module docstring).
+
+    Its array arguments are jax (or numpy) arrays; inside, arrays are `ShimArray`s. With
+    `return_args`, it returns `(result, final values of the array arguments)`: what a function
+    that writes into its arguments computed, as values JAX can differentiate.
+
+    Example::
+
+        >>> import jax, numpy as np
+        >>> def square_all(a):
+        ...     for i in range(len(a)):
+        ...         a[i] = a[i] * a[i]
+        >>> _, (a,) = jax_version_of(square_all, return_args=True)(np.array([3.0]))
+        >>> float(a[0])
+        9.0
+    """
+    g = _Shimmer().function(f)  # type: ignore[arg-type]
+
+    def run(*args: Any) -> Any:
+        wrapped = [_wrap_arg(a) for a in args]
+        out = g(*wrapped)
+        if isinstance(out, ShimArray):
+            out = out.a
+        if return_args:
+            return out, tuple(w.a for w in wrapped if isinstance(w, ShimArray))
+        return out
+
+    run.__name__ = getattr(f, "__name__", "f")
+    return run
+
+
+def _wrap_arg(a: Any) -> Any:
+    if isinstance(a, np.ndarray):
+        if a.dtype.kind in "iub":
+            return ShimArray(a.copy())
+        _, jnp = _jax()
+        return ShimArray(jnp.asarray(a))
+    if _is_jax(a) and getattr(a, "ndim", 0) >= 1:
+        return ShimArray(a)
+    return a
+
+
+# --- our side: cached compiled functions ------------------------------------------------------
+
+
+_JIT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GRAD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _our_jit(f: Callable) -> Callable:
+    import enzyme_py
+
+    j = _JIT.get(f)
+    if j is None:
+        j = enzyme_py.jit(f)
+        _JIT[f] = j
+    return j
+
+
+def _our_grad(f: Callable, argnums: int | tuple[int, ...]) -> Callable:
+    import enzyme_py
+
+    per_f = _GRAD.setdefault(f, {})
+    g = per_f.get(argnums)
+    if g is None:
+        g = enzyme_py.grad(f, argnums=argnums)
+        per_f[argnums] = g
+    return g
+
+
+def _copies(args: Sequence[Any]) -> list[Any]:
+    return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+# --- comparison and reporting -----------------------------------------------------------------
+
+
+def _flat(x: Any) -> np.ndarray:
+    return np.atleast_1d(np.asarray(x, dtype=np.float64)).ravel()
+
+
+def _index_label(shape: tuple[int, ...], k: int) -> str:
+    if not shape:
+        return "()"
+    return str(tuple(int(i) for i in np.unravel_index(k, shape)))
+
+
+def _table(title: str, rows: list[tuple], ratios: list[float], limit: int = 8) -> str:
+    order = sorted(range(len(rows)), key=lambda i: -ratios[i])[:limit]
+    head = f"{'arg':>4} {'index':>12} {'ours':>24} {'JAX':>24} {'finite diff':>24} {'rel err':>10}"
+    lines = [title, head]
+    for i in order:
+        arg, idx, ours, ref, fd, rel = rows[i]
+        fd_s = "-" if fd is None else f"{fd:.17g}"
+        lines.append(f"{arg:>4} {idx:>12} {ours:>24.17g} {ref:>24.17g} {fd_s:>24} {rel:>10.3g}")
+    return "\n".join(lines)
+
+
+def _close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Elementwise |a - b| / allowed (<= 1 passes); matching infinities and NaNs pass."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(a - b)
+        allowed = atol + rtol * np.maximum(np.abs(a), np.abs(b))
+        ratio = np.where(allowed > 0, err / np.where(allowed > 0, allowed, 1.0),
+                         np.where(err == 0, 0.0, np.inf))
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    return np.where(same, 0.0, np.where(np.isnan(ratio), np.inf, ratio))
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.abs(a - b) / np.maximum(np.abs(b), np.finfo(np.float64).tiny)
+
+
+# --- finite differences -----------------------------------------------------------------------
+
+
+def _fd_gradient(jf: Callable, args: list[Any], k: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Central differences of `jf` in argument k: (gradient, steps, |f(args)|)."""
+    eps = np.finfo(np.float64).eps
+    base = args[k]
+    f0 = abs(builtins.float(jf(*_copies(args))))
+
+    def at(x: Any) -> float:
+        work = _copies(args)
+        work[k] = x
+        return builtins.float(jf(*work))
+
+    if isinstance(base, np.ndarray):
+        x = base.astype(np.float64)  # float32 arguments: differenced in float64
+        g = np.zeros(x.size)
+        steps = np.zeros(x.size)
+        flat = x.ravel()
+        for i in range(x.size):
+            h = eps ** (1 / 3) * max(1.0, abs(flat[i]))
+            up, down = x.copy(), x.copy()
+            up.ravel()[i] += h
+            down.ravel()[i] -= h
+            g[i] = (at(up) - at(down)) / (2 * h)
+            steps[i] = h
+        return g.reshape(x.shape), steps.reshape(x.shape), f0
+    xv = builtins.float(base)
+    h = eps ** (1 / 3) * max(1.0, abs(xv))
+    return np.array((at(xv + h) - at(xv - h)) / (2 * h)), np.array(h), f0
+
+
+# --- public checks ----------------------------------------------------------------------------
+
+
+def check_value(f: Callable, *args: Any, rtol: float = 1e-12, atol: float = 1e-12) -> Any:
+    """Check that `enzyme_py.jit(f)(*args)` equals plain Python `f(*args)`, including the
+    arrays `f` writes into; returns our result.
+
+    Each run gets its own copies of the arguments. Results are compared with
+    `|ours - python| <= atol + rtol * max(|ours|, |python|)`; use a looser `rtol` for float32.
+
+    Example::
+
+        >>> import numpy as np
+        >>> def total(a):
+        ...     s = 0.0
+        ...     for i in range(len(a)):
+        ...         s += a[i]
+        ...     return s
+        >>> check_value(total, np.array([1.0, 2.0]))
+        3.0
+    """
+    mine_args = _copies(args)
+    py_args = _copies(args)
+    ours = _our_jit(f)(*mine_args)
+    expected = f(*py_args)
+    name = getattr(f, "__name__", "f")
+    pairs: list[tuple[str, Any, Any]] = [("result", ours, expected)]
+    pairs += [(f"argument {i} after the call", m, p)
+              for i, (m, p) in enumerate(zip(mine_args, py_args, strict=True))
+              if isinstance(m, np.ndarray)]
+    for what, a, b in pairs:
+        if (a is None) != (b is None):
+            raise AssertionError(f"{name}: {what}: enzyme_py.jit gives {a!r}, Python {b!r}")
+        if a is None:
+            continue
+        if isinstance(b, tuple) != isinstance(a, tuple) or (
+                isinstance(a, tuple) and len(a) != len(b)):
+            raise AssertionError(f"{name}: {what}: enzyme_py.jit gives {a!r}, Python {b!r}")
+        fa, fb = _flat(a), _flat(b)
+        if fa.shape != fb.shape:
+            raise AssertionError(f"{name}: {what}: shapes differ: {fa.shape} vs {fb.shape}")
+        ratio = _close(fa, fb, rtol, atol)
+        if np.any(ratio > 1):
+            bad = np.argsort(-ratio)[:8]
+            rows = "\n".join(f"  [{k}] ours {fa[k]!r}  python {fb[k]!r}" for k in bad
+                             if ratio[k] > 1)
+            raise AssertionError(f"{name}: {what} differs from plain Python "
+                                 f"(rtol={rtol}, atol={atol}):\n{rows}")
+    return ours
+
+
+def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
+               reference: Callable | None = None, rtol: float = 1e-7, atol: float = 1e-9,
+               fd: bool = True, fd_rtol: float = 1e-5) -> Any:
+    """Check `enzyme_py.grad(f, argnums)(*args)` against JAX and finite differences; return it.
+
+    The JAX gradient is `jax.grad` of `f` itself run on JAX values (see the module
+    docstring), or of `reference` when given: a JAX function with the same signature taking
+    jax arrays. It runs eagerly with 64-bit JAX enabled for the duration of the check only.
+    An entry passes when `|ours - jax| <= atol + rtol * max(|ours|, |jax|)`. With `fd`,
+    central finite differences of `enzyme_py.jit(f)` are compared too (tolerance in the
+    module docstring). On a mismatch an `AssertionError` shows a table of the worst entries:
+    argument, index, ours, JAX, finite differences, relative error.
+
+    Example::
+
+        >>> import math
+        >>> import numpy as np
+        >>> def energy(k, x):
+        ...     e = 0.0
+        ...     for i in range(x.shape[0] - 1):
+        ...         e += k * (x[i + 1] - x[i]) ** 2 + math.cos(x[i])
+        ...     return e
+        >>> g = check_grad(energy, 2.0, np.array([0.0, 0.5, 1.5]), argnums=(0, 1))
+        >>> round(g[0], 12)
+        1.25
+    """
+    jax, _ = _jax()
+    name = getattr(f, "__name__", "f")
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    norm = tuple(a % len(args) for a in nums)
+    key = argnums if isinstance(argnums, int) else tuple(argnums)
+    ours = _our_grad(f, key)(*_copies(args))
+    ours_t = (ours,) if isinstance(argnums, int) else tuple(ours)
+
+    with jax.enable_x64(True):
+        fn = reference if reference is not None else jax_version_of(f)
+        jargs = [_jax_arg(a) for a in args]
+        ref = jax.grad(fn, argnums=norm)(*jargs)
+        ref_t = tuple(np.asarray(r, dtype=np.float64) for r in ref)
+
+    rows: list[tuple] = []
+    jax_ratio: list[float] = []
+    fd_ratio: list[float] = []
+    jf = _our_jit(f) if fd else None
+    for pos, (k, g, r) in enumerate(zip(norm, ours_t, ref_t, strict=True)):
+        arr = isinstance(args[k], np.ndarray)
+        if arr and (not isinstance(g, np.ndarray) or g.shape != args[k].shape):
+            raise AssertionError(f"{name}: the gradient of argument {k} should be an array of "
+                                 f"shape {args[k].shape}, got {g!r}")
+        if not arr and not isinstance(g, float):
+            raise AssertionError(f"{name}: the gradient of argument {k} should be a float, "
+                                 f"got {type(g).__name__}")
+        is_f32 = arr and args[k].dtype == np.float32
+        scale_rtol = rtol
+        go, gr = _flat(g), _flat(r)
+        ratio_j = _close(go, gr, scale_rtol, atol)
+        if jf is not None:
+            fdg, steps, f0 = _fd_gradient(jf, list(args), k)
+            fdf, hf = _flat(fdg), _flat(steps)
+            eps = np.finfo(np.float64).eps
+            frt = max(fd_rtol, 1e-3) if is_f32 else fd_rtol
+            allowed = frt * np.maximum(np.abs(fdf), np.max(np.abs(fdf), initial=0.0)) + \
+                10 * eps * (f0 + 1) / hf
+            with np.errstate(invalid="ignore"):
+                ratio_f = np.abs(go - fdf) / allowed
+            ratio_f = np.where(np.isnan(ratio_f), np.inf, ratio_f)
+        else:
+            fdf, ratio_f = None, np.zeros_like(go)
+        shape = np.shape(args[k]) if arr else ()
+        rel = _rel(go, gr)
+        for i in range(go.size):
+            rows.append((k, _index_label(shape, i), go[i], gr[i],
+                         None if fdf is None else fdf[i], rel[i]))
+            jax_ratio.append(float(ratio_j[i]))
+            fd_ratio.append(float(ratio_f[i]))
+        del pos
+    worst_j = max(jax_ratio, default=0.0)
+    worst_f = max(fd_ratio, default=0.0)
+    if worst_j > 1:
+        raise AssertionError(_table(f"{name}: enzyme_py.grad differs from JAX (rtol={rtol}, "
+                                    f"atol={atol}); worst entries:", rows, jax_ratio))
+    if worst_f > 1:
+        raise AssertionError(_table(f"{name}: enzyme_py.grad differs from central finite "
+                                    f"differences (fd_rtol={fd_rtol}); worst entries "
+                                    "(rel err vs JAX):", rows, fd_ratio))
+    return ours
+
+
+def check_vjp(f: Callable, *args: Any, cotangent: Any = None, reference: Callable | None = None,
+              rtol: float = 1e-7, atol: float = 1e-9) -> tuple[Any, tuple[Any, ...]]:
+    """Check `enzyme_py.vjp(f, *args)` (primal and cotangents) against `jax.vjp` of `f` run on
+    JAX values (or of `reference`); returns `(primal, cotangents)`.
+
+    `cotangent` defaults to 1.0 per result component (1.0, 2.0, ... for tuples, so that
+    components are told apart). Cotangents of int arguments are None, as ours are.
+
+    Example::
+
+        >>> import math
+        >>> def polar(r, t):
+        ...     return r * math.cos(t), r * math.sin(t)
+        >>> primal, cts = check_vjp(polar, 2.0, 0.0)
+        >>> cts[0], round(cts[1], 12)
+        (1.0, 4.0)
+    """
+    import enzyme_py
+
+    jax, _ = _jax()
+    name = getattr(f, "__name__", "f")
+    primal, vjp_fn = enzyme_py.vjp(f, *_copies(args))
+    if cotangent is None:
+        cotangent = tuple(float(i + 1) for i in range(len(primal))) \
+            if isinstance(primal, tuple) else 1.0
+    cts = vjp_fn(cotangent)
+    floats = [i for i, a in enumerate(args)
+              if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")]
+    with jax.enable_x64(True):
+        fn = reference if reference is not None else jax_version_of(f)
+        jargs = [_jax_arg(a) for a in args]
+
+        def on_floats(*fa: Any) -> Any:
+            full = list(jargs)
+            for i, v in zip(floats, fa, strict=True):
+                full[i] = v
+            return fn(*full)
+
+        ref_primal, ref_fn = jax.vjp(on_floats, *[jargs[i] for i in floats])
+        ct = tuple(np.float64(c) for c in cotangent) if isinstance(cotangent, tuple) \
+            else np.float64(cotangent)
+        ct = jax.tree_util.tree_map(lambda p, c: jax.numpy.asarray(c, dtype=p.dtype),
+                                    ref_primal, ct)
+        ref_cts = ref_fn(ct)
+        ref_primal_np = _flat(jax.tree_util.tree_leaves(ref_primal))
+        ref_np = [np.asarray(c, dtype=np.float64) for c in ref_cts]
+    ratio = _close(_flat(primal), ref_primal_np, rtol, atol)
+    if np.any(ratio > 1):
+        raise AssertionError(f"{name}: vjp primal {primal!r} differs from JAX's "
+                             f"{ref_primal_np!r}")
+    rows: list[tuple] = []
+    ratios: list[float] = []
+    for i, c in enumerate(cts):
+        if i not in floats:
+            if c is not None:
+                raise AssertionError(f"{name}: the cotangent of non-float argument {i} should "
+                                     f"be None, got {c!r}")
+            continue
+        r = ref_np[floats.index(i)]
+        if c is None:
+            raise AssertionError(f"{name}: the cotangent of argument {i} is None")
+        go, gr = _flat(c), _flat(r)
+        rat = _close(go, gr, rtol, atol)
+        rel = _rel(go, gr)
+        for j in range(go.size):
+            rows.append((i, _index_label(np.shape(args[i]), j), go[j], gr[j], None, rel[j]))
+            ratios.append(float(rat[j]))
+    if max(ratios, default=0.0) > 1:
+        raise AssertionError(_table(f"{name}: enzyme_py.vjp differs from jax.vjp "
+                                    f"(rtol={rtol}, atol={atol}); worst entries:", rows, ratios))
+    return primal, cts
+
+
+def _jax_arg(a: Any) -> Any:
+    _, jnp = _jax()
+    if isinstance(a, np.ndarray):
+        return jnp.asarray(a) if a.dtype.kind == "f" else a.copy()
+    return copy.copy(a)
