@@ -27,11 +27,11 @@ Invariants:
 - 64-bit JAX is enabled only inside the checks (`with jax.enable_x64(True)`, a thread-local
   context); the caller's JAX configuration is left as it was.
 - No check mutates the caller's arrays: every run gets its own copies.
-- Finite differences are central, with step `h = eps**(1/3) * max(1, |x|)` per element; an
-  element passes when `|ours - fd| <= fd_rtol * max(|fd_i|, max|fd|) + 10 * eps * (|f| + 1) / h`
-  (relative to the gradient's largest entry, plus the rounding error of the difference
-  quotient). float32 arguments are differenced in float64 (the same code specialized for
-  float64), with `fd_rtol` at least 1e-3.
+- Finite differences are central, of `enzyme_py.jit(f)`, with step
+  `h = eps**(1/3) * max(1, |x|)` per element; an element passes when
+  `|ours - fd| <= fd_rtol * max(|fd_i|, max|fd|) + 10 * eps * (|f| + 1) / h` (relative to the
+  gradient's largest entry, plus the rounding error of the difference quotient). When any
+  argument is a float32 array, `eps` is float32's and `fd_rtol` is at least 1e-3.
 """
 
 from __future__ import annotations
@@ -491,9 +491,13 @@ def _rel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # --- finite differences -----------------------------------------------------------------------
 
 
-def _fd_gradient(jf: Callable, args: list[Any], k: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Central differences of `jf` in argument k: (gradient, steps, |f(args)|)."""
-    eps = np.finfo(np.float64).eps
+def _fd_gradient(jf: Callable, args: list[Any], k: int, eps: float
+                 ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Central differences of `jf` in argument k: (gradient, steps, |f(args)|).
+
+    Steps are `eps**(1/3) * max(1, |x|)`, taken in the argument's own dtype; the quotient uses
+    the step actually representable there.
+    """
     base = args[k]
     f0 = abs(builtins.float(jf(*_copies(args))))
 
@@ -503,18 +507,18 @@ def _fd_gradient(jf: Callable, args: list[Any], k: int) -> tuple[np.ndarray, np.
         return builtins.float(jf(*work))
 
     if isinstance(base, np.ndarray):
-        x = base.astype(np.float64)  # float32 arguments: differenced in float64
-        g = np.zeros(x.size)
-        steps = np.zeros(x.size)
-        flat = x.ravel()
-        for i in range(x.size):
-            h = eps ** (1 / 3) * max(1.0, abs(flat[i]))
-            up, down = x.copy(), x.copy()
+        g = np.zeros(base.size)
+        steps = np.zeros(base.size)
+        flat = base.ravel()
+        for i in range(base.size):
+            h = eps ** (1 / 3) * max(1.0, abs(builtins.float(flat[i])))
+            up, down = base.copy(), base.copy()
             up.ravel()[i] += h
             down.ravel()[i] -= h
-            g[i] = (at(up) - at(down)) / (2 * h)
-            steps[i] = h
-        return g.reshape(x.shape), steps.reshape(x.shape), f0
+            span = builtins.float(up.ravel()[i]) - builtins.float(down.ravel()[i])
+            g[i] = (at(up) - at(down)) / span
+            steps[i] = span / 2
+        return g.reshape(base.shape), steps.reshape(base.shape), f0
     xv = builtins.float(base)
     h = eps ** (1 / 3) * max(1.0, abs(xv))
     return np.array((at(xv + h) - at(xv - h)) / (2 * h)), np.array(h), f0
@@ -615,6 +619,9 @@ def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
     jax_ratio: list[float] = []
     fd_ratio: list[float] = []
     jf = _our_jit(f) if fd else None
+    single = any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args)
+    eps = builtins.float(np.finfo(np.float32 if single else np.float64).eps)
+    frt = max(fd_rtol, 1e-3) if single else fd_rtol
     for pos, (k, g, r) in enumerate(zip(norm, ours_t, ref_t, strict=True)):
         arr = isinstance(args[k], np.ndarray)
         if arr and (not isinstance(g, np.ndarray) or g.shape != args[k].shape):
@@ -623,15 +630,11 @@ def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
         if not arr and not isinstance(g, float):
             raise AssertionError(f"{name}: the gradient of argument {k} should be a float, "
                                  f"got {type(g).__name__}")
-        is_f32 = arr and args[k].dtype == np.float32
-        scale_rtol = rtol
         go, gr = _flat(g), _flat(r)
-        ratio_j = _close(go, gr, scale_rtol, atol)
+        ratio_j = _close(go, gr, rtol, atol)
         if jf is not None:
-            fdg, steps, f0 = _fd_gradient(jf, list(args), k)
+            fdg, steps, f0 = _fd_gradient(jf, list(args), k, eps)
             fdf, hf = _flat(fdg), _flat(steps)
-            eps = np.finfo(np.float64).eps
-            frt = max(fd_rtol, 1e-3) if is_f32 else fd_rtol
             allowed = frt * np.maximum(np.abs(fdf), np.max(np.abs(fdf), initial=0.0)) + \
                 10 * eps * (f0 + 1) / hf
             with np.errstate(invalid="ignore"):
@@ -654,7 +657,7 @@ def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
                                     f"atol={atol}); worst entries:", rows, jax_ratio))
     if worst_f > 1:
         raise AssertionError(_table(f"{name}: enzyme_py.grad differs from central finite "
-                                    f"differences (fd_rtol={fd_rtol}); worst entries "
+                                    f"differences (fd_rtol={frt}); worst entries "
                                     "(rel err vs JAX):", rows, fd_ratio))
     return ours
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.reverse_ops import reverse_instruction
 from enzyme_py.ad.tape import LoopState, Tape
 from enzyme_py.analysis.activity import Activity, analyze_activity
@@ -72,7 +73,8 @@ class ReverseTransform:
     def run(self) -> Function:
         fn = self.primal
         name = self.module.unique_name(self.options.name or names.reverse_function(fn.name))
-        work = Function(name, fn.function_type, [a.name for a in fn.args])
+        # The copy keeps f's name while it is analysed, so messages name the user's function.
+        work = Function(fn.name or name, fn.function_type, [a.name for a in fn.args])
         work.parent = self.module
         self.work = work
         for src_arg, arg in zip(fn.args, work.args, strict=True):
@@ -80,6 +82,7 @@ class ReverseTransform:
         vmap: dict[Value, Value] = dict(zip(fn.args, work.args, strict=True))
         clone_body(fn, work, vmap)
         _name_blocks(fn, work)
+        rewrite_float_copies(work)
         self.original = set(work.instructions())
         self._check_input()
         self.dom = dominators(work)
@@ -100,6 +103,7 @@ class ReverseTransform:
         self._instrument_merges()
         self._reverse_sweep()
         self._finish_signature()
+        work.name = name
         self.module.add_function(work)
         problems = verify_function(work, raise_error=False)
         if problems:

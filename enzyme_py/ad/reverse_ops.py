@@ -142,6 +142,12 @@ def _store(tr: ReverseTransform, inst: I.Store) -> None:
         if value.type.is_pointer and tr.activity.touches_shadow(ptr) and \
                 tr.activity.touches_shadow(value):
             raise tr.error(inst, "storing pointers to active memory is not supported yet")
+        if isinstance(value.type, T.IntType) and tr.activity.touches_shadow(ptr) and \
+                isinstance(value, I.Load) and tr.activity.touches_shadow(value.pointer):
+            raise tr.error(inst, "active memory is copied as integers and nothing in the "
+                                 "function tells which floating point type it holds; the "
+                                 "derivative would be lost (access the data with its float "
+                                 "type, e.g. compile without turning the copy into integers)")
         return
     b = tr.b
     sp = tr.reverse_shadow(ptr)
@@ -197,10 +203,9 @@ def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
         kind = kinds.pop()
         if kind in ("double", "float", "half"):
             return kind
-    if not kinds:
-        return "double"
-    raise tr.error(call, f"cannot tell which floating point type this copy moves (seen: "
-                         f"{', '.join(sorted(kinds))})")
+    seen = ", ".join(sorted(kinds)) if kinds else "no typed access to this memory"
+    raise tr.error(call, f"cannot tell which floating point type this copy moves ({seen}); "
+                         "its adjoint needs the element type")
 
 
 def _vector_op(tr: ReverseTransform, inst: I.VectorOp) -> None:

@@ -289,26 +289,32 @@ def emit_trip_count(b: Builder, tc: TripCount) -> Value:
     """Emit i64 IR computing the header-execution count (builder at the preheader's end)."""
     iv = tc.iv
     ty = iv.phi.type
-    signed = tc.predicate[0] == "s" or tc.predicate == "ne"
+    signed = tc.predicate[0] == "s"
+    bits = ty.bits if isinstance(ty, T.IntType) else 64
+    zero, one = ConstantInt(T.I64, 0), ConstantInt(T.I64, 1)
+    step = iv.step
+    pred = tc.predicate
+    if pred == "ne":
+        # The IV reaches `bound` exactly: the distance is modular in the IV's own width.
+        first_n = iv.start
+        if tc.tested_next:
+            first_n = b.add(first_n, ConstantInt(ty, step), name="tc.first")
+        dist_n = b.sub(tc.bound, first_n) if step > 0 else b.sub(first_n, tc.bound)
+        dist = dist_n if ty == T.I64 else b.zext(dist_n, T.I64)
+        trues = dist if abs(step) == 1 else b.binop("udiv", dist, ConstantInt(T.I64, abs(step)))
+        return b.add(trues, one, name="tc")
 
     def wide(v: Value) -> Value:
         if ty == T.I64:
             return v
-        if isinstance(v, ConstantInt):
-            return ConstantInt(T.I64, v.value)
+        if isinstance(v, ConstantInt):  # stored signed; an unsigned test reads it unsigned
+            return ConstantInt(T.I64, v.value if signed else v.value & ((1 << bits) - 1))
         return b.sext(v, T.I64) if signed else b.zext(v, T.I64)
 
-    step = iv.step
     first = wide(iv.start)
     if tc.tested_next:
         first = b.add(first, ConstantInt(T.I64, step), name="tc.first")
     bound = wide(tc.bound)
-    zero, one = ConstantInt(T.I64, 0), ConstantInt(T.I64, 1)
-    pred = tc.predicate
-    if pred == "ne":
-        dist = b.sub(bound, first) if step > 0 else b.sub(first, bound)
-        trues = dist if abs(step) == 1 else b.binop("udiv", dist, ConstantInt(T.I64, abs(step)))
-        return b.add(trues, one, name="tc")
     if step > 0:
         lo, hi = first, bound
     else:
