@@ -73,11 +73,12 @@ def transform(args: argparse.Namespace) -> int:
     dump = StageDump(args.print_after_all, args.dump_dir)
     if dump.active:
         dump("input", module)
-    work = prepare(module, dump if dump.active else None)
+    from enzyme_py.ad.enzyme_abi import plan_call
+
+    targets = [plan_call(module, c).function.name or "" for c in autodiff_calls(module)]
+    work = prepare(module, dump if dump.active else None, targets=targets)
     if dump.active:
         for call in autodiff_calls(work):
-            from enzyme_py.ad.enzyme_abi import plan_call
-
             plan = plan_call(work, call)
             act = analyze_activity(plan.function, list(plan.activities),
                                    carries_float(plan.function.return_type))

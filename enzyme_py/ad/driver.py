@@ -10,12 +10,14 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import analyze_activity
 from enzyme_py.analysis.errors import DifferentiationError
-from enzyme_py.ir import Module
+from enzyme_py.ir import Function, Module, parse
+from enzyme_py.ir import instructions as I
 from enzyme_py.passes import OptLevel, Pipeline
 
 # Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
@@ -26,9 +28,44 @@ AD_PIPELINE = ("strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergere
 Stage = Callable[[str, Module], None]
 
 
-def prepare(module: Module, on_stage: Stage | None = None) -> Module:
-    """The canonicalized copy of `module` that the transforms read."""
-    return Pipeline.parse(AD_PIPELINE).run(module, on_stage)
+def prepare(module: Module, on_stage: Stage | None = None,
+            targets: Sequence[str] = ()) -> Module:
+    """The canonicalized copy of `module` that the transforms read; functions called
+    (directly or not) from `targets` are inlined into them where LLVM can (not recursion)."""
+    work = parse(str(module), module.name)
+    mark_callees_inline(work, targets)
+    return Pipeline.parse(AD_PIPELINE).run(work, on_stage)
+
+
+def mark_callees_inline(module: Module, targets: Sequence[str]) -> list[str]:
+    """Mark every defined function reachable by calls from `targets` `alwaysinline` (and drop
+    `noinline`, which clang -O0 puts on everything). Returns the marked names."""
+    todo = [module.symbols[t] for t in targets if isinstance(module.symbols.get(t), Function)]
+    seen: set[str] = set()
+    marked: list[str] = []
+    while todo:
+        fn = todo.pop()
+        for inst in fn.instructions():
+            if not isinstance(inst, I.Call):
+                continue
+            callee = inst.callee
+            if not isinstance(callee, Function) or callee.is_declaration:
+                continue
+            if callee.name in seen:
+                continue
+            seen.add(callee.name or "")
+            todo.append(callee)
+            if callee.name not in targets:
+                callee.suffix = [w for w in callee.suffix if w != "noinline"]
+                callee.suffix.append("alwaysinline")
+                marked.append(callee.name or "")
+    if marked:
+        for key, line in module.attribute_groups.items():
+            module.attribute_groups[key] = _NOINLINE.sub("", line)
+    return marked
+
+
+_NOINLINE = re.compile(r"(?<![\w\"-])noinline (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
 
 
 def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
@@ -36,7 +73,7 @@ def gradient_module(module: Module, function: str, activities: list[str], return
                     return_primal: bool = False,
                     on_stage: Stage | None = None) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
-    work = prepare(module, on_stage)
+    work = prepare(module, on_stage, targets=[function])
     try:
         fn = work.get_function(function)
     except KeyError as exc:

@@ -72,9 +72,17 @@ class ReverseTransform:
 
     def run(self) -> Function:
         fn = self.primal
+        key = (fn.name, tuple(self.arg_activity), self.return_active,
+               self.options.return_primal)
+        existing = self.module.derived.get(key)
+        if existing is not None:
+            return existing[0]
         name = self.module.unique_name(self.options.name or names.reverse_function(fn.name))
         # The copy keeps f's name while it is analysed, so messages name the user's function.
         work = Function(fn.name or name, fn.function_type, [a.name for a in fn.args])
+        # Registered before it is built: a recursive call inside f calls this very gradient.
+        self.final_type = self._gradient_type()
+        self.module.derived[key] = (work, self.final_type)
         work.parent = self.module
         self.work = work
         for src_arg, arg in zip(fn.args, work.args, strict=True):
@@ -173,15 +181,36 @@ class ReverseTransform:
             types.insert(0, self.primal.return_type)
         return types
 
+    def _gradient_type(self) -> T.FunctionType:
+        """The gradient's type, known from the activities before anything is built."""
+        params: list[T.Type] = []
+        for arg, act in zip(self.primal.args, self.arg_activity, strict=True):
+            params.append(arg.type)
+            if act in ("dup", "dupnoneed"):
+                params.append(T.PTR)
+        if self.return_active:
+            params.append(self.primal.return_type)
+        types = [a.type for a, act in zip(self.primal.args, self.arg_activity, strict=True)
+                 if act == "out"]
+        if self.options.return_primal and not self.primal.return_type.is_void:
+            types.insert(0, self.primal.return_type)
+        ret = T.VOID if not types else types[0] if len(types) == 1 else \
+            T.StructType(tuple(types))
+        return T.FunctionType(ret, tuple(params))
+
+    def callee_gradient(self, g: Function, acts: list[str],
+                        ret_active: bool) -> tuple[Function, T.FunctionType]:
+        """The gradient of a callee and its type (this function's own gradient, still being
+        built, when the call is recursive)."""
+        key = (g.name, tuple(acts), ret_active, False)
+        got = self.module.derived.get(key)
+        if got is None:
+            ReverseTransform(self.module, g, acts, ret_active, ReverseOptions()).run()
+            got = self.module.derived[key]
+        return got
+
     def _finish_signature(self) -> None:
-        types = self._result_types()
-        if not types:
-            ret: T.Type = T.VOID
-        elif len(types) == 1:
-            ret = types[0]
-        else:
-            ret = T.StructType(tuple(types))
-        ftype = T.FunctionType(ret, tuple(a.type for a in self.final_args))
+        ftype = self.final_type
         for a in self.final_args:
             a.attrs = []
         self.work.set_type(ftype, self.final_args)

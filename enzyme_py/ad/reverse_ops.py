@@ -14,6 +14,7 @@ from enzyme_py.analysis.activity import carries_float
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import (
     Constant,
     ConstantAggregate,
@@ -92,14 +93,60 @@ def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
     if writes_active or tr.is_active(call):
         what = f"@{name}" if name else "an indirect call"
+        callee = tr.module.symbols.get(name) if name else None
+        if isinstance(callee, Function) and not callee.is_declaration:
+            _defined_call(tr, call, callee)
+            return True
         if name and name in tr.module.symbols and not tr.module.symbols[name].is_declaration:
-            hint = ("calls to other functions on an active path are not supported yet "
-                    "(inline the callee, e.g. compile with -O2 or mark it always_inline)")
+            hint = "only direct calls to functions are supported"
         else:
             hint = (f"{what} has no derivative rule and no body; add a rule in "
                     f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
         raise tr.error(call, hint)
     return True
+
+
+def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
+    """A call LLVM could not inline (recursion): in the reverse sweep, call `g`'s own gradient,
+    which re-runs `g` forward then backward (no tape crosses the call). Sound only when `g`
+    writes no memory and what it reads is not overwritten later; anything else is an error."""
+    from enzyme_py.analysis.memory import memory_effects, underlying
+
+    acts: list[str] = []
+    for a in call.args:
+        if a.type.is_pointer:
+            acts.append("dup" if tr.activity.touches_shadow(a) else "const")
+        elif carries_float(a.type) and tr.is_active(a):
+            acts.append("out")
+        else:
+            acts.append("const")
+    if any(a == "dup" for a in acts) or any(a.type.is_pointer for a in call.args):
+        eff = memory_effects(g)
+        if eff.writes or eff.writes_unknown_call:
+            raise tr.error(call, f"@{g.name} writes memory and could not be inlined (is it "
+                                 "recursive?); such calls are not supported yet")
+        for a in call.args:
+            if a.type.is_pointer and tr.effects.may_be_written(underlying(a)):
+                raise tr.error(call, f"@{g.name} reads memory that this function may "
+                                     "overwrite, and could not be inlined; such calls are not "
+                                     "supported yet")
+    ret_active = tr.is_active(call)
+    grad, grad_type = tr.callee_gradient(g, acts, ret_active)
+    b = tr.b
+    args: list[Value] = []
+    for a, act in zip(call.args, acts, strict=True):
+        args.append(tr.tape.lookup(a))
+        if act == "dup":
+            args.append(tr.reverse_shadow(a))
+    if ret_active:
+        args.append(tr.take_adjoint(call))
+    result = b.call(grad, args, function_type=grad_type)
+    outs = [a for a, act in zip(call.args, acts, strict=True) if act == "out"]
+    if len(outs) == 1:
+        tr.add_adjoint(outs[0], result)
+    else:
+        for k, a in enumerate(outs):
+            tr.add_adjoint(a, b.extractvalue(result, [k]))
 
 
 def _by_rule(tr: ReverseTransform, inst: I.Instruction) -> None:

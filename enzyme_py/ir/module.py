@@ -190,6 +190,9 @@ class Module:
         self.named_metadata: list[str] = []
         self.metadata: list[str] = []
         self.symbols: dict[str, GlobalValue] = {}
+        # Functions the transforms derived from others, by (name, activities ...): reused by
+        # later requests, and found by recursive calls while still being built.
+        self.derived: dict[tuple, tuple[Function, T.FunctionType]] = {}
 
     def __str__(self) -> str:
         from enzyme_py.ir.printer import format_module
