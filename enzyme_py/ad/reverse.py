@@ -72,6 +72,10 @@ class ReverseTransform:
 
     def run(self) -> Function:
         fn = self.primal
+        if len(self.arg_activity) != len(fn.args):
+            raise DifferentiationError(
+                f"@{fn.name} takes {len(fn.args)} arguments, but {len(self.arg_activity)} "
+                "activities were given")
         key = (fn.name, tuple(self.arg_activity), self.return_active,
                self.options.return_primal)
         existing = self.module.derived.get(key)

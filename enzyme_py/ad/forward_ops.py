@@ -1,0 +1,301 @@
+"""The tangent of each instruction: built right after it, from its operands' tangents.
+
+Invariants: rules come from the shared table (`rules.registry`) and are applied once per
+direction (lane) with the primal values themselves as operands; a tangent is the sum of the
+contributions `partial(tangent_operand)` (`Linear.forward` for non-elementwise maps), and an
+inactive operand or a `None` partial contributes nothing; `select`, `phi`, vector and aggregate
+instructions move tangents structurally (the same instruction on the tangents); memory
+instructions on shadowed memory do the same on the shadows, so the shadow always holds the
+tangent of the data; shadows are fetched before the builder is positioned (building a shadow
+may insert code earlier in the same block).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enzyme_py.ad.reverse_ops import MEMORY_FUNCTIONS, RULE_FILES, diff_operands
+from enzyme_py.analysis.activity import carries_float
+from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.clone import clone_instruction
+from enzyme_py.ir.module import Function
+from enzyme_py.ir.values import Constant, ConstantInt, Value, zero
+from enzyme_py.rules.inactive import is_known_inactive
+from enzyme_py.rules.mathcalls import MathContextMixin
+from enzyme_py.rules.registry import Linear, lookup, rule_key
+
+if TYPE_CHECKING:
+    from enzyme_py.ad.forward import ForwardTransform, Lanes
+
+
+class ForwardContext(MathContextMixin):
+    """`RuleContext` for forward mode: primal values are the instruction's own operands.
+
+    Math calls are shared between the directions (a partial is applied once per lane, and
+    `cos(x)` should be computed once, not k times).
+    """
+
+    def __init__(self, tr: ForwardTransform, inst: I.Instruction) -> None:
+        self.tr = tr
+        self.inst = inst
+        self.builder: Builder = tr.b
+        self._ops = diff_operands(inst)
+        self._math: dict[tuple, Value] = {}
+
+    def operand(self, index: int) -> Value:
+        return self._ops[index]
+
+    def result(self) -> Value:
+        return self.inst
+
+    def math(self, name: str, *args: Value) -> Value:
+        key = (name, *(id(a) for a in args))
+        got = self._math.get(key)
+        if got is None:
+            got = super().math(name, *args)
+            self._math[key] = got
+            self._keep = getattr(self, "_keep", []) + [args]  # ids stay unique while cached
+        return got
+
+
+def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
+    if isinstance(inst, I.Store):
+        _store(tr, inst)
+        return
+    if isinstance(inst, I.Call):
+        name = inst.callee_name or ""
+        if name.startswith(MEMORY_FUNCTIONS):
+            _memory_call(tr, inst, name)
+            return
+        if _call_needs_no_rule(tr, inst, name):
+            return
+    if not tr.is_active(inst):
+        if isinstance(inst, (I.AtomicRMW, I.CmpXchg)) and tr.activity.touches_shadow(
+                inst.operands[0]):
+            raise tr.error(inst, "atomic updates of active memory are not supported")
+        return
+    if isinstance(inst, I.Load):
+        _load(tr, inst)
+    elif isinstance(inst, (I.VectorOp, I.AggregateOp, I.Select)):
+        _structural(tr, inst)
+    elif isinstance(inst, I.Call) and _is_defined(tr, inst):
+        _call_defined(tr, inst)
+    else:
+        _by_rule(tr, inst)
+
+
+def _is_defined(tr: ForwardTransform, call: I.Call) -> bool:
+    callee = call.callee
+    return isinstance(callee, Function) and not callee.is_declaration and \
+        lookup(callee.name or "") is None
+
+
+def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
+    """True when the call needs no tangent code; raises for calls we cannot handle
+    (the messages of reverse mode)."""
+    if name and is_known_inactive(name):
+        return True
+    if name and lookup(name) is not None:
+        return False
+    writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
+    if not (writes_active or tr.is_active(call)):
+        return True
+    if _is_defined(tr, call):
+        if writes_active and not tr.is_active(call):
+            _call_defined(tr, call)
+            return True
+        return False
+    what = f"@{name}" if name else "an indirect call"
+    raise tr.error(call, f"{what} has no derivative rule and no body; add a rule in "
+                         f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
+
+
+# --- rules -------------------------------------------------------------------------------------
+
+
+def _by_rule(tr: ForwardTransform, inst: I.Instruction) -> None:
+    key = rule_key(inst)
+    rule = lookup(key) if key else None
+    if rule is None:
+        raise tr.error(inst, f"no derivative rule for '{key}'; add one in "
+                             f"enzyme_py/rules/ ({RULE_FILES})")
+    ops = diff_operands(inst)
+    tangents = [tr.tangent(op) for op in ops]
+    tr.b.position_after_def(inst)
+    ctx = ForwardContext(tr, inst)
+    partials = rule.partials(ctx)
+    if len(partials) != len(ops):
+        raise tr.error(inst, f"rule {rule.where} gives {len(partials)} partials for "
+                             f"{len(ops)} operands")
+    used = [(p, t) for p, t in zip(partials, tangents, strict=True)
+            if p is not None and t is not None]
+    if not used:
+        tr.set_tangent(inst, (zero(inst.type),) * tr.width)
+        return
+    lanes = []
+    for j in range(tr.width):
+        total: Value | None = None
+        for partial, t in used:
+            c = partial.forward(t[j]) if isinstance(partial, Linear) else partial(t[j])
+            total = c if total is None else tr.b.fadd(total, c)
+        assert total is not None
+        lanes.append(total)
+    tr.set_tangent(inst, tuple(lanes))
+
+
+def _structural(tr: ForwardTransform, inst: I.Instruction) -> None:
+    """The same instruction on the tangents (indices, masks and conditions stay primal)."""
+    ops = inst.operands
+    float_ops = _tangent_operands(inst)
+    tangents = {i: tr.tangent(ops[i]) for i in float_ops}
+    if all(t is None for t in tangents.values()):
+        tr.set_tangent(inst, (zero(inst.type),) * tr.width)
+        return
+    b = tr.b.position_after_def(inst)
+    lanes = []
+    for j in range(tr.width):
+        new = clone_instruction(inst, {}, {})
+        new.name = None
+        new.type = inst.type
+        for i in float_ops:
+            t = tangents[i]
+            new.operands[i] = t[j] if t is not None else zero(ops[i].type)
+        lanes.append(b.insert(new))
+    tr.set_tangent(inst, tuple(lanes))
+
+
+def _tangent_operands(inst: I.Instruction) -> list[int]:
+    """Operand positions that carry tangents in a structural instruction."""
+    if isinstance(inst, I.Select):
+        return [1, 2]
+    if inst.opcode in ("extractelement", "extractvalue"):
+        return [0]
+    if inst.opcode in ("insertelement", "insertvalue", "shufflevector"):
+        return [0, 1]
+    raise AssertionError(inst.opcode)
+
+
+# --- memory ------------------------------------------------------------------------------------
+
+
+def _load(tr: ForwardTransform, inst: I.Load) -> None:
+    shadows = tr.shadows(inst.pointer)
+    b = tr.b.position_after_def(inst)
+    lanes = []
+    for sp in shadows:
+        t = b.load(inst.type, sp, inst.align)
+        t.flags = inst.flags
+        lanes.append(t)
+    tr.set_tangent(inst, tuple(lanes))
+
+
+def _store(tr: ForwardTransform, inst: I.Store) -> None:
+    value, ptr = inst.operands
+    if not carries_float(value.type) or not tr.activity.touches_shadow(ptr):
+        if value.type.is_pointer and tr.activity.touches_shadow(ptr) and \
+                tr.activity.touches_shadow(value):
+            raise tr.error(inst, "storing pointers to active memory is not supported yet")
+        if isinstance(value.type, T.IntType) and tr.activity.touches_shadow(ptr) and \
+                isinstance(value, I.Load) and tr.activity.touches_shadow(value.pointer):
+            raise tr.error(inst, "active memory is copied as integers and nothing in the "
+                                 "function tells which floating point type it holds; the "
+                                 "derivative would be lost (access the data with its float "
+                                 "type, e.g. compile without turning the copy into integers)")
+        return
+    shadows = tr.shadows(ptr)
+    tangents = tr.tangent_or_zero(value)
+    b = tr.b.position_after_def(inst)
+    for sp, t in zip(shadows, tangents, strict=True):
+        s = b.store(t, sp, inst.align)
+        s.flags = inst.flags
+
+
+def _memory_call(tr: ForwardTransform, call: I.Call, name: str) -> None:
+    """memcpy/memmove/memset into shadowed memory: the same on the shadows (a copy from
+    memory without a shadow, or a memset, leaves zero tangents)."""
+    dst, src = call.args[0], call.args[1]
+    if not tr.activity.touches_shadow(dst):
+        return
+    copies = not name.startswith("llvm.memset") and tr.activity.touches_shadow(src)
+    dshadows = tr.shadows(dst)
+    sshadows = tr.shadows(src) if copies else (None,) * tr.width
+    b = tr.b.position_after_def(call)
+    for ds, ss in zip(dshadows, sshadows, strict=True):
+        if ss is not None:
+            new = clone_instruction(call, {}, {})
+            new.name = None
+            new.operands[0], new.operands[1] = ds, ss
+            b.insert(new)
+            continue
+        size = call.args[2]
+        memset = tr.module.declare_function(
+            f"llvm.memset.p0.{size.type}", T.FunctionType(T.VOID, (T.PTR, T.I8, size.type, T.I1)))
+        b.call(memset, [ds, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
+
+
+# --- calls to functions of the module ----------------------------------------------------------
+
+
+def _call_defined(tr: ForwardTransform, call: I.Call) -> None:
+    """A call to a function with a body: call its own forward derivative (made on demand)."""
+    from enzyme_py.ad.forward import ForwardOptions, forward_diff, tangent_type
+
+    callee = call.callee
+    assert isinstance(callee, Function)
+    if callee is tr.primal or callee.name == tr.primal.name:
+        raise tr.error(call, "recursive calls on an active path are not supported in forward "
+                             "mode yet")
+    acts: list[str] = []
+    extra: list[list[Value]] = []
+    for a in call.args:
+        if a.type.is_pointer and tr.activity.touches_shadow(a):
+            acts.append("dup")
+            extra.append(list(tr.shadows(a)))
+        elif carries_float(a.type) and tr.tangent(a) is not None:
+            acts.append("dup")
+            extra.append(list(tr.tangent(a) or ()))
+        else:
+            acts.append("const")
+            extra.append([])
+    key = (callee.name, tuple(acts), tr.width)
+    cache: dict = tr.module.__dict__.setdefault("_forward_callees", {}) \
+        if hasattr(tr.module, "__dict__") else {}
+    fwd = cache.get(key)
+    if fwd is None:
+        try:
+            fwd = forward_diff(tr.module, callee, acts,
+                               ForwardOptions(return_primal=True, width=tr.width))
+        except DifferentiationError as exc:
+            raise tr.error(call, f"differentiating the callee failed: {exc}") from None
+        cache[key] = fwd
+    b = tr.b.position_before(call)
+    args: list[Value] = []
+    for a, more in zip(call.args, extra, strict=True):
+        args.append(a)
+        args.extend(more)
+    new = b.call(fwd, args)
+    new.tail = ""
+    ret = callee.return_type
+    if ret.is_void:
+        assert call.parent is not None
+        call.parent.remove(call)
+        return
+    if carries_float(ret):
+        primal = b.extractvalue(new, [0])
+        t = b.extractvalue(new, [1])
+        lanes = (t,) if tr.width == 1 else tuple(
+            b.extractvalue(t, [j]) for j in range(tr.width))
+        assert tangent_type(ret, tr.width) == t.type
+    else:
+        primal, lanes = new, ()
+    primal.name = call.name
+    fn = call.function
+    assert fn is not None and call.parent is not None
+    fn.replace_all_uses(call, primal)
+    call.parent.remove(call)
+    if lanes:
+        tr.set_tangent(primal, lanes)
+        tr.tangents[call] = lanes  # later lookups by the original value (activity sets)
