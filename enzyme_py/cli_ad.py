@@ -34,6 +34,9 @@ def _grad_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--const-return", action="store_true",
                    help="treat a floating point result as inactive (no seed argument)")
     p.add_argument("--name", help="name of the gradient function (default: diffe_<function>)")
+    p.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
+                   help="forward: add @fwddiffe_<function> (tangents; floats default to dup)")
+    p.add_argument("--width", type=int, default=1, help="forward mode: directions per sweep")
 
 
 @command("grad", "add the reverse-mode gradient @diffe_<f> of one function to a module",
@@ -47,8 +50,8 @@ def grad(args: argparse.Namespace) -> int:
     if args.activity:
         acts = [a.strip() for a in args.activity.split(",") if a.strip()]
     else:
-        acts = ["const" if a.type.is_int else "out" if carries_float(a.type) else "dup"
-                for a in fn.args]
+        acts = ["const" if a.type.is_int else "dup" if args.mode == "forward" else
+                "out" if carries_float(a.type) else "dup" for a in fn.args]
     if len(acts) != len(fn.args):
         raise EnzymePyError(f"--activity lists {len(acts)} activities but @{fn.name} has "
                             f"{len(fn.args)} arguments")
@@ -59,6 +62,14 @@ def grad(args: argparse.Namespace) -> int:
     dump = StageDump(args.print_after_all, args.dump_dir)
     if dump.active:
         dump("input", module)
+    if args.mode == "forward":
+        from enzyme_py.ad.forward import forward_module
+
+        out, _ = forward_module(module, args.function, acts, width=args.width,
+                                opt_level=args.opt_level, name=args.name,
+                                on_stage=dump if dump.active else None)
+        write_text(args.output, str(out))
+        return 0
     out, name = gradient_module(module, args.function, acts, ret_active,
                                 opt_level=args.opt_level, name=args.name,
                                 on_stage=dump if dump.active else None)
@@ -74,8 +85,10 @@ def transform(args: argparse.Namespace) -> int:
     if dump.active:
         dump("input", module)
     from enzyme_py.ad.enzyme_abi import plan_call
+    from enzyme_py.ad.enzyme_abi_fwd import fwddiff_targets, lower_fwddiff_calls
 
     targets = [plan_call(module, c).function.name or "" for c in autodiff_calls(module)]
+    targets += fwddiff_targets(module)
     work = prepare(module, dump if dump.active else None, targets=targets)
     if dump.active:
         for call in autodiff_calls(work):
@@ -84,6 +97,7 @@ def transform(args: argparse.Namespace) -> int:
                                    carries_float(plan.function.return_type))
             dump(f"activity-{plan.function.name}", act)
     lower_autodiff_calls(work)
+    lower_fwddiff_calls(work)
     if dump.active:
         dump("gradient", work)
     if args.opt_level > 0:

@@ -40,6 +40,7 @@ import builtins
 import copy
 import functools
 import math
+import operator
 import types
 import weakref
 from collections.abc import Callable, Sequence
@@ -65,65 +66,96 @@ def _is_jax(x: Any) -> bool:
     return isinstance(x, jax.Array | jax.core.Tracer)
 
 
-class ShimArray:
-    """A mutable array for the JAX run: reads index a jax array, writes are functional updates.
+def _any_jax(xs: Sequence[Any]) -> bool:
+    jax, _ = _jax()
+    kinds = jax.Array | jax.core.Tracer
+    return any(isinstance(x, kinds) for x in xs)
 
-    Integer arrays are kept as numpy arrays (elements read as Python ints) so integer
-    arithmetic keeps Python's semantics.
+
+class ShimArray:
+    """An array for the JAX run: a flat list of scalar elements in C order.
+
+    Float elements are numpy scalars of the array's dtype or 0-d jax values (tracers when
+    differentiated); integer elements are Python ints. Reads return an element, writes replace
+    one (`a[i] += v` reads, adds and writes, as in Python). Keeping scalars rather than one jax
+    array avoids an eager gather/scatter per access (milliseconds each under `jax.grad`).
     """
 
-    __slots__ = ("a",)
+    __slots__ = ("items", "shape", "dtype")
 
-    def __init__(self, a: Any) -> None:
-        self.a = a
+    def __init__(self, items: list[Any], shape: tuple[int, ...], dtype: Any) -> None:
+        self.items = items
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
 
-    @property
-    def _is_int(self) -> bool:
-        return isinstance(self.a, np.ndarray)
+    def _flat_index(self, idx: Any) -> int:
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if len(idx) != len(self.shape):
+            raise IndexError(f"{len(idx)} indices into a {len(self.shape)}-D array")
+        k = 0
+        for axis, (i, n) in enumerate(zip(idx, self.shape, strict=True)):
+            i = operator.index(i)
+            if i < 0:
+                i += n
+            if not 0 <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            k = k * n + i
+        return k
 
     def __getitem__(self, idx: Any) -> Any:
-        if self._is_int:
-            return self.a[idx].item()
-        return self.a[idx]
+        return self.items[self._flat_index(idx)]
 
     def __setitem__(self, idx: Any, v: Any) -> None:
-        if self._is_int:
-            self.a[idx] = v
-        else:
-            self.a = self.a.at[idx].set(v)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.a.shape)
+        self.items[self._flat_index(idx)] = _cast(v, self.dtype)
 
     @property
     def size(self) -> int:
-        return int(self.a.size)
+        return len(self.items)
 
     @property
     def ndim(self) -> int:
-        return int(self.a.ndim)
-
-    @property
-    def dtype(self) -> Any:
-        return self.a.dtype
+        return len(self.shape)
 
     def __len__(self) -> int:
-        return int(self.a.shape[0])
+        return self.shape[0]
 
     def __matmul__(self, other: Any) -> Any:
         return _np_dot(self, other)
 
+    def value(self) -> Any:
+        """The contents as one array (a jax array when any element is a jax value)."""
+        if self.dtype.kind in "iub":
+            return np.array(self.items, dtype=self.dtype).reshape(self.shape)
+        _, jnp = _jax()
+        if _any_jax(self.items):
+            return jnp.stack([jnp.asarray(x, dtype=self.dtype) for x in self.items]
+                             ).reshape(self.shape)
+        return jnp.asarray(np.array(self.items, dtype=self.dtype).reshape(self.shape))
+
     def __repr__(self) -> str:
-        return f"ShimArray({self.a!r})"
+        return f"ShimArray(shape={self.shape}, dtype={self.dtype})"
 
 
-def _unwrap(x: Any) -> Any:
-    return x.a if isinstance(x, ShimArray) else x
+def _cast(v: Any, dtype: np.dtype) -> Any:
+    """A value stored into an array of `dtype` (float -> int truncates, as in compiled code)."""
+    if dtype.kind in "iub":
+        return int(v)
+    if _is_jax(v):
+        if v.dtype == dtype:
+            return v
+        _, jnp = _jax()
+        return jnp.asarray(v, dtype=dtype)
+    return dtype.type(v)
 
 
-def _wrap(x: Any) -> Any:
-    return ShimArray(x) if getattr(x, "ndim", 0) >= 1 else x
+def _shim_array(a: Any) -> ShimArray:
+    """A numpy or jax array (or a flat list of scalars with its shape) as a `ShimArray`."""
+    if isinstance(a, np.ndarray):
+        if a.dtype.kind in "iub":
+            return ShimArray([int(x) for x in a.ravel()], a.shape, a.dtype)
+        _, jnp = _jax()
+        return ShimArray([jnp.asarray(x) for x in a.ravel()], a.shape, a.dtype)
+    return ShimArray(list(a.ravel()), a.shape, a.dtype)  # a jax array: one slice per element
 
 
 def _to_float(x: Any = 0.0) -> Any:
@@ -140,103 +172,112 @@ class _DType:
         self.dtype = np.dtype(dtype)
 
     def __call__(self, x: Any) -> Any:
-        if self.dtype.kind in "iu":
-            return int(x)
-        if _is_jax(x):
-            _, jnp = _jax()
-            return jnp.asarray(x, dtype=self.dtype)
-        return self.dtype.type(x)
+        return _cast(x, self.dtype)
 
 
 def _dtype_of(d: Any) -> np.dtype:
-    if d is None:
+    if d is None or d is _to_float:
         return np.dtype(np.float64)
     if isinstance(d, _DType):
         return d.dtype
-    if d is _to_float or d is builtins.float:
-        return np.dtype(np.float64)
-    if d is builtins.int:
-        return np.dtype(np.int64)
     return np.dtype(d)
 
 
 def _new_array(shape: Any, dtype: Any, fill: float) -> ShimArray:
     dt = _dtype_of(dtype)
-    shape = tuple(shape) if isinstance(shape, tuple | list) else (int(shape),)
-    if dt.kind in "iub":
-        return ShimArray(np.full(shape, fill, dtype=dt))
-    _, jnp = _jax()
-    return ShimArray(jnp.full(shape, fill, dtype=dt))
+    dims = tuple(int(n) for n in shape) if isinstance(shape, tuple | list) else (int(shape),)
+    size = math.prod(dims)
+    value = int(fill) if dt.kind in "iub" else dt.type(fill)
+    return ShimArray([value] * size, dims, dt)
 
 
-def _like(x: Any, dtype: Any, fill: float) -> ShimArray:
-    a = _unwrap(x)
-    return _new_array(tuple(a.shape), dtype if dtype is not None else a.dtype, fill)
+def _like(x: ShimArray, dtype: Any, fill: float) -> ShimArray:
+    return _new_array(x.shape, x.dtype if dtype is None else dtype, fill)
 
 
-def _np_dot(x: Any, y: Any) -> Any:
-    _, jnp = _jax()
-    return _wrap(jnp.dot(_unwrap(x), _unwrap(y)))
+def _vdot(a: list[Any], b: list[Any]) -> Any:
+    if _any_jax(a) or _any_jax(b):
+        _, jnp = _jax()
+        return jnp.dot(jnp.stack(a), jnp.stack(b))
+    return np.dot(np.array(a), np.array(b))
 
 
-def _np_sum(x: Any) -> Any:
-    _, jnp = _jax()
-    a = _unwrap(x)
-    if isinstance(a, np.ndarray):
-        return int(a.sum()) if a.dtype.kind in "iub" else a.sum()
-    return jnp.sum(a)
+def _np_dot(x: ShimArray, y: ShimArray) -> Any:
+    if x.ndim == 1 and y.ndim == 1:
+        return _vdot(x.items, y.items)
+    n, m = x.shape
+    rows = [x.items[i * m:(i + 1) * m] for i in range(n)]
+    if y.ndim == 1:
+        return ShimArray([_vdot(r, y.items) for r in rows], (n,), x.dtype)
+    p = y.shape[1]
+    cols = [y.items[j::p] for j in range(p)]
+    return ShimArray([_vdot(r, c) for r in rows for c in cols], (n, p), x.dtype)
 
 
-def _math_int(name: str) -> Callable[[Any], Any]:
-    """math.floor/ceil/trunc: a Python int (concrete under jax.grad), derivative zero."""
-    pyfn = getattr(math, name)
+def _np_sum(x: ShimArray) -> Any:
+    if x.dtype.kind in "iub":
+        return builtins.sum(x.items)
+    if _any_jax(x.items):
+        _, jnp = _jax()
+        return jnp.sum(jnp.stack(x.items))
+    return np.sum(np.array(x.items, dtype=x.dtype))
 
-    def f(x: Any) -> Any:
-        if _is_jax(x):
-            _, jnp = _jax()
-            return int(getattr(jnp, name)(x))
-        return pyfn(x)
+
+def _lift(name: str, py_fn: Callable, jax_fn: Callable) -> Callable:
+    """`py_fn` on plain numbers (exact Python/numpy semantics), `jax_fn` once JAX is involved."""
+
+    def f(*args: Any) -> Any:
+        return jax_fn(*args) if _any_jax(args) else py_fn(*args)
 
     f.__name__ = name
     return f
 
 
-def _math_log(x: Any, base: Any = None) -> Any:
+def _jnp(name: str) -> Callable:
+    return lambda *a: getattr(_jax()[1], name)(*a)
+
+
+def _jax_int(name: str) -> Callable:
+    """math.floor/ceil/trunc of a traced float: a Python int (concrete under jax.grad)."""
+    return lambda x: int(getattr(_jax()[1], name)(x))
+
+
+def _jax_log(x: Any, base: Any = None) -> Any:
     _, jnp = _jax()
     return jnp.log(x) if base is None else jnp.log(x) / jnp.log(base)
 
 
-def _erf(x: Any) -> Any:
-    import jax.scipy.special as sp
+def _jax_special(name: str) -> Callable:
+    def f(x: Any) -> Any:
+        import jax.scipy.special as sp
 
-    return sp.erf(x)
+        return getattr(sp, name)(x)
 
-
-def _erfc(x: Any) -> Any:
-    import jax.scipy.special as sp
-
-    return sp.erfc(x)
+    return f
 
 
 _MATH_RENAME = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
-                "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power"}
+                "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power",
+                "fabs": "abs"}
 
 
 def _math_shim(name: str) -> Any:
     """The JAX meaning of `math.<name>`."""
-    if name in ("floor", "ceil", "trunc"):
-        return _math_int(name)
-    if name == "log":
-        return _math_log
-    if name == "erf":
-        return _erf
-    if name == "erfc":
-        return _erfc
     obj = getattr(math, name)
     if not callable(obj):
         return obj  # pi, e, inf, nan, tau
-    _, jnp = _jax()
-    return getattr(jnp, _MATH_RENAME.get(name, name))
+    if name in ("floor", "ceil", "trunc"):
+        jax_fn = _jax_int(name)
+    elif name == "log":
+        jax_fn = _jax_log
+    elif name in ("erf", "erfc"):
+        jax_fn = _jax_special(name)
+    else:
+        jname = _MATH_RENAME.get(name, name)
+        if not hasattr(_jax()[1], jname):
+            raise AttributeError(f"math.{name} has no jax.numpy counterpart")
+        jax_fn = _jnp(jname)
+    return _lift(name, obj, jax_fn)
 
 
 def _numpy_shim(name: str) -> Any:
@@ -257,8 +298,9 @@ def _numpy_shim(name: str) -> Any:
         return _DType(obj)
     if not callable(obj):
         return obj
-    _, jnp = _jax()
-    return getattr(jnp, name)
+    if not hasattr(_jax()[1], name):
+        raise AttributeError(f"numpy.{name} has no jax.numpy counterpart")
+    return _lift(name, obj, _jnp(name))
 
 
 class _ModuleShim:
@@ -280,23 +322,14 @@ class _ModuleShim:
 def _by_identity() -> dict[int, tuple[Any, Any]]:
     """id(math/numpy object) -> (object, its JAX meaning), for `from math import sin`."""
     table: dict[int, tuple[Any, Any]] = {}
-    for name in dir(math):
-        obj = getattr(math, name)
-        if callable(obj) and not name.startswith("_"):
+    for module, shim in ((np, _numpy_shim), (math, _math_shim)):
+        for name in dir(module):
+            if name.startswith("_"):
+                continue
             try:
-                table[id(obj)] = (obj, _math_shim(name))
-            except AttributeError:
-                pass
-    for name in dir(np):
-        if name.startswith("_"):
-            continue
-        try:
-            obj = getattr(np, name)
-        except AttributeError:
-            continue
-        if callable(obj) and not isinstance(obj, types.ModuleType):
-            try:
-                table[id(obj)] = (obj, _numpy_shim(name))
+                obj = getattr(module, name)
+                if callable(obj) and not isinstance(obj, types.ModuleType):
+                    table[id(obj)] = (obj, shim(name))
             except (AttributeError, TypeError):
                 pass  # nothing in jax.numpy of that name (or not a dtype)
     return table
@@ -373,16 +406,65 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
+class _Packed:
+    """`f` on JAX values, taking float array arguments as flat lists of scalars.
+
+    `jax.grad` of `run` over those lists differentiates with respect to each element directly
+    (no slicing of a traced array); `grad_of(k, g)` turns the result back into an array.
+    """
+
+    def __init__(self, f: Callable, args: Sequence[Any]) -> None:
+        self.g = _Shimmer().function(f)  # type: ignore[arg-type]
+        self.args = list(args)
+        _, jnp = _jax()
+        self.packed: list[Any] = []
+        for a in args:
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+                self.packed.append([jnp.asarray(x) for x in a.ravel()])
+            elif isinstance(a, np.ndarray):
+                self.packed.append(a.copy())
+            else:
+                self.packed.append(copy.copy(a))
+
+    def _wrapped(self, packed: Sequence[Any]) -> list[Any]:
+        out = []
+        for a, p in zip(self.args, packed, strict=True):
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+                out.append(ShimArray(list(p), a.shape, a.dtype))
+            elif isinstance(a, np.ndarray):
+                out.append(_shim_array(p))
+            else:
+                out.append(p)
+        return out
+
+    def run(self, *packed: Any) -> Any:
+        out = self.g(*self._wrapped(packed))
+        return out.value() if isinstance(out, ShimArray) else out
+
+    def finals(self, *packed: Any) -> tuple[Any, ...]:
+        """The final contents of the float array arguments."""
+        wrapped = self._wrapped(packed)
+        self.g(*wrapped)
+        return tuple(w.value() for a, w in zip(self.args, wrapped, strict=True)
+                     if isinstance(a, np.ndarray) and a.dtype.kind == "f")
+
+    def grad_of(self, k: int, g: Any) -> np.ndarray:
+        a = self.args[k]
+        if isinstance(a, np.ndarray):
+            return np.array([np.asarray(x, dtype=np.float64) for x in g]).reshape(a.shape)
+        return np.asarray(g, dtype=np.float64)
+
+
 def jax_version_of(f: Callable, *, return_args: bool = False) -> Callable:
     """The same Python function, running on JAX values (see the module docstring).
 
-    Its array arguments are jax (or numpy) arrays; inside, arrays are `ShimArray`s. With
-    `return_args`, it returns `(result, final values of the array arguments)`: what a function
-    that writes into its arguments computed, as values JAX can differentiate.
+    Its array arguments are numpy or jax arrays; inside, arrays are `ShimArray`s. With
+    `return_args`, it returns `(result, final contents of the array arguments)`: what a
+    function that writes into its arguments computed, as values JAX can differentiate.
 
     Example::
 
-        >>> import jax, numpy as np
+        >>> import numpy as np
         >>> def square_all(a):
         ...     for i in range(len(a)):
         ...         a[i] = a[i] * a[i]
@@ -393,27 +475,16 @@ def jax_version_of(f: Callable, *, return_args: bool = False) -> Callable:
     g = _Shimmer().function(f)  # type: ignore[arg-type]
 
     def run(*args: Any) -> Any:
-        wrapped = [_wrap_arg(a) for a in args]
+        wrapped = [_shim_array(a) if getattr(a, "ndim", 0) >= 1 else a for a in args]
         out = g(*wrapped)
         if isinstance(out, ShimArray):
-            out = out.a
+            out = out.value()
         if return_args:
-            return out, tuple(w.a for w in wrapped if isinstance(w, ShimArray))
+            return out, tuple(w.value() for w in wrapped if isinstance(w, ShimArray))
         return out
 
     run.__name__ = getattr(f, "__name__", "f")
     return run
-
-
-def _wrap_arg(a: Any) -> Any:
-    if isinstance(a, np.ndarray):
-        if a.dtype.kind in "iub":
-            return ShimArray(a.copy())
-        _, jnp = _jax()
-        return ShimArray(jnp.asarray(a))
-    if _is_jax(a) and getattr(a, "ndim", 0) >= 1:
-        return ShimArray(a)
-    return a
 
 
 # --- our side: cached compiled functions ------------------------------------------------------
@@ -610,10 +681,13 @@ def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
     ours_t = (ours,) if isinstance(argnums, int) else tuple(ours)
 
     with jax.enable_x64(True):
-        fn = reference if reference is not None else jax_version_of(f)
-        jargs = [_jax_arg(a) for a in args]
-        ref = jax.grad(fn, argnums=norm)(*jargs)
-        ref_t = tuple(np.asarray(r, dtype=np.float64) for r in ref)
+        if reference is not None:
+            ref = jax.grad(reference, argnums=norm)(*[_jax_arg(a) for a in args])
+            ref_t = tuple(np.asarray(r, dtype=np.float64) for r in ref)
+        else:
+            prog = _Packed(f, args)
+            ref = jax.grad(prog.run, argnums=norm)(*prog.packed)
+            ref_t = tuple(prog.grad_of(k, r) for k, r in zip(norm, ref, strict=True))
 
     rows: list[tuple] = []
     jax_ratio: list[float] = []
@@ -691,8 +765,11 @@ def check_vjp(f: Callable, *args: Any, cotangent: Any = None, reference: Callabl
     floats = [i for i, a in enumerate(args)
               if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")]
     with jax.enable_x64(True):
-        fn = reference if reference is not None else jax_version_of(f)
-        jargs = [_jax_arg(a) for a in args]
+        if reference is not None:
+            fn, jargs, grad_of = reference, [_jax_arg(a) for a in args], None
+        else:
+            prog = _Packed(f, args)
+            fn, jargs, grad_of = prog.run, prog.packed, prog.grad_of
 
         def on_floats(*fa: Any) -> Any:
             full = list(jargs)
@@ -707,7 +784,8 @@ def check_vjp(f: Callable, *args: Any, cotangent: Any = None, reference: Callabl
                                     ref_primal, ct)
         ref_cts = ref_fn(ct)
         ref_primal_np = _flat(jax.tree_util.tree_leaves(ref_primal))
-        ref_np = [np.asarray(c, dtype=np.float64) for c in ref_cts]
+        ref_np = [np.asarray(c, dtype=np.float64) if grad_of is None else grad_of(i, c)
+                  for i, c in zip(floats, ref_cts, strict=True)]
     ratio = _close(_flat(primal), ref_primal_np, rtol, atol)
     if np.any(ratio > 1):
         raise AssertionError(f"{name}: vjp primal {primal!r} differs from JAX's "

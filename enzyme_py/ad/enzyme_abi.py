@@ -158,8 +158,8 @@ def _replace_call(plan: CallPlan, grad: Function, ret_active: bool) -> None:
     if plan.result_ptr is not None:
         _store_adjoints(b, plan.result_ptr, adjoints, call)
         replacement: Value | None = None
-    elif call.type.is_void:
-        replacement = None
+    elif call.type.is_void or not _has_uses(call):
+        replacement = None  # the declared result is ignored: nothing to match it against
     else:
         replacement = _pack(b, adjoints, call.type, call)
     fn = call.function
@@ -167,6 +167,11 @@ def _replace_call(plan: CallPlan, grad: Function, ret_active: bool) -> None:
     if replacement is not None:
         fn.replace_all_uses(call, replacement)
     call.parent.remove(call)
+
+
+def _has_uses(call: I.Call) -> bool:
+    fn = call.function
+    return fn is not None and any(call in inst.operands for inst in fn.instructions())
 
 
 def _seed(t: T.Type) -> Value:

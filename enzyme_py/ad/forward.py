@@ -90,7 +90,7 @@ def forward_module(module: Module, function: str, activities: list[str], *,
     from enzyme_py.ad.driver import prepare
     from enzyme_py.passes import OptLevel
 
-    work = prepare(module, on_stage)  # type: ignore[arg-type]
+    work = prepare(module, on_stage, targets=[function])  # type: ignore[arg-type]
     try:
         fn = work.get_function(function)
     except KeyError as exc:
@@ -123,6 +123,7 @@ class _LaneShadows:
             a: s[lane] for a, s in tr.shadow_args.items()}
         self.activity = tr.activity
         self.primal = tr.primal
+        self.heap_shadows: list[tuple[I.Call, Value]] = []  # what shadow.py records
 
     def error(self, inst: I.Instruction, message: str) -> DifferentiationError:
         return self.tr.error(inst, message)
@@ -152,8 +153,25 @@ class ForwardTransform:
 
     def run(self) -> Function:
         fn = self.primal
+        self.return_active = carries_float(fn.return_type)
+        key = ("forward", fn.name, tuple(self.arg_activity), self.width,
+               self.options.return_primal)
+        existing = self.module.derived.get(key)
+        if existing is not None:
+            return existing[0]
         name = self.module.unique_name(self.options.name or names.forward_function(fn.name))
         work = Function(fn.name or name, fn.function_type, [a.name for a in fn.args])
+        # Registered before it is built: a recursive call inside f calls this very derivative.
+        self.final_type = self._derivative_type()
+        self.module.derived[key] = (work, self.final_type)
+        try:
+            return self._build(work, name)
+        except BaseException:
+            del self.module.derived[key]
+            raise
+
+    def _build(self, work: Function, name: str) -> Function:
+        fn = self.primal
         work.parent = self.module
         self.work = work
         for src_arg, arg in zip(fn.args, work.args, strict=True):
@@ -162,7 +180,6 @@ class ForwardTransform:
         _name_blocks(fn, work)
         rewrite_float_copies(work)
         self._check_input()
-        self.return_active = carries_float(fn.return_type)
         try:
             self.activity: Activity = analyze_activity(work, self._analysis_activities(),
                                                        self.return_active)
@@ -239,8 +256,29 @@ class ForwardTransform:
             return T.StructType((ret, t)) if self.options.return_primal else t
         return ret if self.options.return_primal else T.VOID
 
+    def _derivative_type(self) -> T.FunctionType:
+        """The derivative's type, known from the activities before anything is built."""
+        params: list[T.Type] = []
+        for arg, act in zip(self.primal.args, self.arg_activity, strict=True):
+            params.append(arg.type)
+            if act != "const":
+                params.extend([arg.type] * self.width)
+        return T.FunctionType(self._result_type(), tuple(params))
+
+    def callee_derivative(self, g: Function, acts: list[str]) -> tuple[Function, T.FunctionType]:
+        """The forward derivative of a callee (`{primal, tangent}`) and its type; this
+        function's own, still being built, when the call is recursive."""
+        key = ("forward", g.name, tuple(acts), self.width, True)
+        got = self.module.derived.get(key)
+        if got is None:
+            ForwardTransform(self.module, g, acts,
+                             ForwardOptions(return_primal=True, width=self.width)).run()
+            got = self.module.derived[key]
+        return got
+
     def _finish_signature(self) -> None:
-        ftype = T.FunctionType(self._result_type(), tuple(a.type for a in self.final_args))
+        ftype = self.final_type
+        assert ftype.params == tuple(a.type for a in self.final_args)
         for a in self.final_args:
             # f's own argument attributes stay true of the derivative (`noalias` keeps loops
             # vectorizable); `returned` does not, and shadows get none.
@@ -279,7 +317,17 @@ class ForwardTransform:
         Call this before positioning the builder: it may insert before the insertion point."""
         from enzyme_py.ad.shadow import forward_shadow
 
-        return tuple(forward_shadow(lane, p) for lane in self.lanes)  # type: ignore[arg-type]
+        out: list[Value] = []
+        # Each lane's shadow goes right after `p`: building the last lane first keeps the
+        # lanes in order in the block.
+        for j in reversed(range(self.width)):
+            lane = self.lanes[j]
+            out.append(forward_shadow(lane, p))  # type: ignore[arg-type]
+            if self.width > 1:
+                for v, s in lane.shadows.items():
+                    if isinstance(s, I.Instruction) and s.name == names.shadow(v):
+                        s.name = f"{names.shadow(v)}{j}"
+        return tuple(reversed(out))
 
     # --- the sweep --------------------------------------------------------------------------
 

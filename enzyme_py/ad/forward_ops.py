@@ -15,21 +15,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enzyme_py.ad.reverse_ops import MEMORY_FUNCTIONS, RULE_FILES, diff_operands
+from enzyme_py.analysis import memory
 from enzyme_py.analysis.activity import carries_float
-from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, UNKNOWN, memory_effects, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.module import Function
-from enzyme_py.ir.values import Constant, ConstantInt, Value, zero
+from enzyme_py.ir.values import ConstantInt, Value, zero
 from enzyme_py.rules.inactive import is_known_inactive
 from enzyme_py.rules.mathcalls import MathContextMixin
 from enzyme_py.rules.registry import Linear, lookup, rule_key
 
 if TYPE_CHECKING:
-    from enzyme_py.ad.forward import ForwardTransform, Lanes
+    from enzyme_py.ad.forward import ForwardTransform
 
+DEALLOCATION_FUNCTIONS: frozenset[str] = getattr(
+    memory, "DEALLOCATION_FUNCTIONS", frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"}))
 
 class ForwardContext(MathContextMixin):
     """`RuleContext` for forward mode: primal values are the instruction's own operands.
@@ -43,7 +46,7 @@ class ForwardContext(MathContextMixin):
         self.inst = inst
         self.builder: Builder = tr.b
         self._ops = diff_operands(inst)
-        self._math: dict[tuple, Value] = {}
+        self._math: dict[tuple[object, ...], Value] = {}
 
     def operand(self, index: int) -> Value:
         return self._ops[index]
@@ -52,12 +55,11 @@ class ForwardContext(MathContextMixin):
         return self.inst
 
     def math(self, name: str, *args: Value) -> Value:
-        key = (name, *(id(a) for a in args))
+        key = (name, *args)  # values hash by identity
         got = self._math.get(key)
         if got is None:
             got = super().math(name, *args)
             self._math[key] = got
-            self._keep = getattr(self, "_keep", []) + [args]  # ids stay unique while cached
         return got
 
 
@@ -67,6 +69,11 @@ def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
         return
     if isinstance(inst, I.Call):
         name = inst.callee_name or ""
+        if name in ALLOCATION_FUNCTIONS:
+            return  # the shadow is made when the memory is first used (shadow.py)
+        if name in DEALLOCATION_FUNCTIONS:
+            _free(tr, inst)
+            return
         if name.startswith(MEMORY_FUNCTIONS):
             _memory_call(tr, inst, name)
             return
@@ -81,16 +88,8 @@ def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
         _load(tr, inst)
     elif isinstance(inst, (I.VectorOp, I.AggregateOp, I.Select)):
         _structural(tr, inst)
-    elif isinstance(inst, I.Call) and _is_defined(tr, inst):
-        _call_defined(tr, inst)
     else:
         _by_rule(tr, inst)
-
-
-def _is_defined(tr: ForwardTransform, call: I.Call) -> bool:
-    callee = call.callee
-    return isinstance(callee, Function) and not callee.is_declaration and \
-        lookup(callee.name or "") is None
 
 
 def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
@@ -103,14 +102,17 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
     if not (writes_active or tr.is_active(call)):
         return True
-    if _is_defined(tr, call):
-        if writes_active and not tr.is_active(call):
-            _call_defined(tr, call)
-            return True
-        return False
+    callee = tr.module.symbols.get(name) if name else None
+    if isinstance(callee, Function) and not callee.is_declaration:
+        _defined_call(tr, call, callee)
+        return True
     what = f"@{name}" if name else "an indirect call"
-    raise tr.error(call, f"{what} has no derivative rule and no body; add a rule in "
-                         f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
+    if name and name in tr.module.symbols and not tr.module.symbols[name].is_declaration:
+        hint = "only direct calls to functions are supported"
+    else:
+        hint = (f"{what} has no derivative rule and no body; add a rule in "
+                f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
+    raise tr.error(call, hint)
 
 
 # --- rules -------------------------------------------------------------------------------------
@@ -236,66 +238,67 @@ def _memory_call(tr: ForwardTransform, call: I.Call, name: str) -> None:
         b.call(memset, [ds, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
 
 
+def _free(tr: ForwardTransform, call: I.Call) -> None:
+    """Freeing heap memory that got a shadow here frees the shadow too."""
+    p = call.args[0]
+    objs = underlying(p)
+    if not objs or not objs <= tr.activity.shadowed or not all(
+            isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS for o in objs):
+        return
+    shadows = tr.shadows(p)
+    b = tr.b.position_after_def(call)
+    for sp in shadows:
+        new = clone_instruction(call, {}, {})
+        new.name = None
+        new.operands[0] = sp
+        b.insert(new)
+
+
 # --- calls to functions of the module ----------------------------------------------------------
 
 
-def _call_defined(tr: ForwardTransform, call: I.Call) -> None:
-    """A call to a function with a body: call its own forward derivative (made on demand)."""
-    from enzyme_py.ad.forward import ForwardOptions, forward_diff, tangent_type
-
-    callee = call.callee
-    assert isinstance(callee, Function)
-    if callee is tr.primal or callee.name == tr.primal.name:
-        raise tr.error(call, "recursive calls on an active path are not supported in forward "
-                             "mode yet")
+def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
+    """A call LLVM could not inline (recursion): call `g`'s own forward derivative, with the
+    shadows of pointer arguments into active memory and the tangents of active floats."""
     acts: list[str] = []
-    extra: list[list[Value]] = []
-    for a in call.args:
+    more: list[tuple[Value, ...]] = []
+    writes = memory_effects(g)
+    for i, a in enumerate(call.args):
+        t = tr.tangent(a) if carries_float(a.type) else None
         if a.type.is_pointer and tr.activity.touches_shadow(a):
             acts.append("dup")
-            extra.append(list(tr.shadows(a)))
-        elif carries_float(a.type) and tr.tangent(a) is not None:
-            acts.append("dup")
-            extra.append(list(tr.tangent(a) or ()))
-        else:
-            acts.append("const")
-            extra.append([])
-    key = (callee.name, tuple(acts), tr.width)
-    cache: dict = tr.module.__dict__.setdefault("_forward_callees", {}) \
-        if hasattr(tr.module, "__dict__") else {}
-    fwd = cache.get(key)
-    if fwd is None:
-        try:
-            fwd = forward_diff(tr.module, callee, acts,
-                               ForwardOptions(return_primal=True, width=tr.width))
-        except DifferentiationError as exc:
-            raise tr.error(call, f"differentiating the callee failed: {exc}") from None
-        cache[key] = fwd
-    b = tr.b.position_before(call)
+            more.append(tr.shadows(a))
+            continue
+        if a.type.is_pointer and (writes.writes_unknown_call or any(
+                g.args[i] in objs or UNKNOWN in objs for _, objs in writes.writes)):
+            raise tr.error(call, f"@{g.name} may write memory through argument {i}, which "
+                                 "has no shadow, and could not be inlined (is it recursive?); "
+                                 "such calls are not supported yet")
+        acts.append("dup" if t is not None else "const")
+        more.append(t or ())
+    returns_float = carries_float(call.type)
+    if returns_float and "dup" in acts and call in tr.activity.useful and \
+            call not in tr.activity.varied:
+        raise tr.error(call, f"@{g.name} reads active memory and could not be inlined (is it "
+                             "recursive?); its result's derivative cannot be followed yet")
+    fwd, ftype = tr.callee_derivative(g, acts)
     args: list[Value] = []
-    for a, more in zip(call.args, extra, strict=True):
+    for a, extra in zip(call.args, more, strict=True):
         args.append(a)
-        args.extend(more)
-    new = b.call(fwd, args)
-    new.tail = ""
-    ret = callee.return_type
-    if ret.is_void:
-        assert call.parent is not None
-        call.parent.remove(call)
-        return
-    if carries_float(ret):
-        primal = b.extractvalue(new, [0])
+        args.extend(extra)
+    b = tr.b.position_before(call)
+    new = b.call(fwd, args, function_type=ftype)
+    fn = call.function
+    assert fn is not None and call.parent is not None
+    if returns_float:
+        primal = b.extractvalue(new, [0], name=call.name)
         t = b.extractvalue(new, [1])
         lanes = (t,) if tr.width == 1 else tuple(
             b.extractvalue(t, [j]) for j in range(tr.width))
-        assert tangent_type(ret, tr.width) == t.type
-    else:
-        primal, lanes = new, ()
-    primal.name = call.name
-    fn = call.function
-    assert fn is not None and call.parent is not None
-    fn.replace_all_uses(call, primal)
-    call.parent.remove(call)
-    if lanes:
+        fn.replace_all_uses(call, primal)
         tr.set_tangent(primal, lanes)
-        tr.tangents[call] = lanes  # later lookups by the original value (activity sets)
+        tr.tangents[call] = lanes
+    elif not call.type.is_void:
+        new.name = call.name
+        fn.replace_all_uses(call, new)
+    call.parent.remove(call)

@@ -26,7 +26,12 @@ from enzyme_py.ad.tape import LoopState, Tape
 from enzyme_py.analysis.activity import Activity, analyze_activity
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
 from enzyme_py.analysis.loops import LoopInfo, find_loops, induction_variables, trip_count
-from enzyme_py.analysis.memory import memory_effects
+from enzyme_py.analysis.memory import (
+    ALLOCATION_FUNCTIONS,
+    DEALLOCATION_FUNCTIONS,
+    memory_effects,
+    underlying,
+)
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -110,6 +115,8 @@ class ReverseTransform:
         self._make_arguments()
         self.tape = Tape(self)
         self.shadows: dict[Value, Value] = {}
+        self.heap_shadows: list[tuple[I.Call, Value]] = []
+        self.deferred_frees = self._defer_frees()
         self.adjoint_slots: dict[Value, I.Instruction] = {}
         self._instrument_loops()
         self._instrument_merges()
@@ -220,6 +227,22 @@ class ReverseTransform:
         self.work.set_type(ftype, self.final_args)
         self.work.prefix = []
         self.work.suffix = []
+
+    def _defer_frees(self) -> dict[I.Call, I.Call]:
+        """Frees of heap memory allocated here move to the reverse sweep (at the reverse of
+        the allocation): the reverse sweep may still read that memory or its shadow."""
+        deferred: dict[I.Call, I.Call] = {}
+        for inst in list(self.work.instructions()):
+            if not (isinstance(inst, I.Call) and inst.callee_name in DEALLOCATION_FUNCTIONS):
+                continue
+            objs = underlying(inst.args[0])
+            if objs and all(isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS
+                            for o in objs):
+                assert inst.parent is not None
+                inst.parent.remove(inst)
+                for o in objs:
+                    deferred[o] = inst  # type: ignore[index]
+        return deferred
 
     def runtime_decl(self, name: str, ftype: T.FunctionType) -> Function:
         return self.module.declare_function(name, ftype)

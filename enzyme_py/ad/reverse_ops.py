@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enzyme_py.analysis.activity import carries_float
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -64,6 +65,9 @@ def reverse_instruction(tr: ReverseTransform, inst: I.Instruction) -> None:
         return
     if isinstance(inst, I.Call):
         name = inst.callee_name or ""
+        if name in ALLOCATION_FUNCTIONS:
+            _allocation(tr, inst)
+            return
         if name.startswith(MEMORY_FUNCTIONS):
             _memory_call(tr, inst, name)
             return
@@ -104,6 +108,22 @@ def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
                     f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
         raise tr.error(call, hint)
     return True
+
+
+def _allocation(tr: ReverseTransform, call: I.Call) -> None:
+    """Back at the allocation, nothing later in the reverse sweep needs the memory: free its
+    shadow, and the memory itself if the function freed it (that free was deferred)."""
+    b = tr.b
+    free = tr.runtime_decl("free", T.FunctionType(T.VOID, (T.PTR,)))
+    shadow = tr.shadows.get(call)
+    if shadow is not None:
+        b.call(free, [tr.tape.lookup(shadow)])
+    primal_free = tr.deferred_frees.get(call)
+    if primal_free is not None:
+        callee = primal_free.callee
+        ftype = primal_free.function_type
+        args = [tr.tape.lookup(call)] + [tr.tape.lookup(a) for a in primal_free.args[1:]]
+        b.call(callee, args, function_type=ftype)
 
 
 def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:

@@ -3,7 +3,8 @@ the same place in its shadow.
 
 Invariants: a shadow is built once per primal pointer, right after it (GEPs, casts, selects,
 phis mirror the primal; an argument's shadow is the shadow argument; an alloca's shadow is a
-zero-filled alloca of the same type). A pointer that may point into memory without a shadow
+zero-filled alloca of the same type; a heap allocation's, a zero-filled `calloc` the reverse
+sweep frees). A pointer that may point into memory without a shadow
 raises `DifferentiationError`.
 """
 
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from enzyme_py.ad import names
 from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -46,6 +48,10 @@ def _build(tr: ReverseTransform, p: Value) -> Value:
         if p not in tr.activity.shadowed:
             raise tr.error(p, "this stack memory holds active data but has no shadow")
         return _shadow_alloca(tr, p)
+    if isinstance(p, I.Call) and p.callee_name in ALLOCATION_FUNCTIONS:
+        if p not in tr.activity.shadowed:
+            raise tr.error(p, "this heap memory holds active data but has no shadow")
+        return _shadow_allocation(tr, p)
     if isinstance(p, (I.GetElementPtr, I.Cast)):
         new = clone_instruction(p, {}, {})
         new.operands[0] = forward_shadow(tr, p.operands[0])
@@ -71,6 +77,24 @@ def _build(tr: ReverseTransform, p: Value) -> Value:
     raise DifferentiationError(
         f"in @{tr.primal.name}: active data is accessed through {p.type} {p.ref()}, which "
         "has no shadow (global variables holding active data are not supported yet)")
+
+
+def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:
+    """A zero-filled `calloc` of the same size; freed by the reverse sweep."""
+    name = call.callee_name
+    at = Builder().position_after_def(call)
+    if name == "realloc":
+        raise tr.error(call, "realloc of memory holding active data is not supported yet")
+    if name == "calloc":
+        count, size = call.args
+    elif name == "aligned_alloc":
+        count, size = ConstantInt(T.I64, 1), call.args[1]
+    else:  # malloc, operator new / new[] (with or without alignment)
+        count, size = ConstantInt(T.I64, 1), call.args[0]
+    calloc = tr.runtime_decl("calloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
+    shadow = at.call(calloc, [count, size], name=names.shadow(call))
+    tr.heap_shadows.append((call, shadow))
+    return shadow
 
 
 def _shadow_alloca(tr: ReverseTransform, p: I.Alloca) -> Value:

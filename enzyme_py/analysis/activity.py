@@ -7,7 +7,8 @@ flow through SSA values of floating point type (scalars, vectors, aggregates hol
 through memory; integer and pointer arithmetic never carries one.
 
 Invariants: the result never changes the IR; `active` holds only values of float-carrying
-types; `shadowed` holds the memory objects (dup arguments, allocas) that get shadow memory;
+types; `shadowed` holds the memory objects (dup arguments, allocas, heap allocations) that get
+shadow memory;
 a varied value stored where no shadow can follow it and loaded back on a useful path raises
 `AnalysisError` rather than dropping the derivative silently.
 """
@@ -123,7 +124,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     active = frozenset(v for v in varied & useful if carries_float(v.type))
     # Memory objects that both receive varied data and are read on useful paths get shadows.
     shadowed = frozenset(dup_args) | frozenset(
-        o for o in varied & useful if isinstance(o, I.Alloca))
+        o for o in varied & useful if isinstance(o, (I.Alloca, I.Call)))
     _check_lost_derivatives(insts, varied, useful, shadowed)
     return Activity(fn, tuple(arg_activity), return_active, frozenset(varied), frozenset(useful),
                     active, shadowed)

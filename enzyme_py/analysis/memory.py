@@ -32,6 +32,10 @@ ALLOCATION_FUNCTIONS = frozenset({
     "malloc", "calloc", "realloc", "aligned_alloc", "_Znwm", "_Znam", "_ZnwmSt11align_val_t",
     "_ZnamSt11align_val_t",
 })
+DEALLOCATION_FUNCTIONS = frozenset({
+    "free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+})
 # Calls that never write user-visible memory (besides what the rule table knows is pure).
 NON_WRITING_CALLS = frozenset({
     "printf", "puts", "putchar", "fflush", "strlen", "strcmp", "memcmp", "abort", "exit",
@@ -123,8 +127,10 @@ def memory_effects(fn: Function, pure_calls: frozenset[str] = frozenset()) -> Me
             elif name in pure_calls or name in NON_WRITING_CALLS or name.startswith(
                     ("llvm.lifetime", "llvm.assume", "llvm.dbg", "llvm.experimental.noalias")):
                 continue
-            elif name in ALLOCATION_FUNCTIONS or name == "free":
+            elif name in ALLOCATION_FUNCTIONS:
                 continue
+            elif name in DEALLOCATION_FUNCTIONS:  # freeing ends the memory: count as a write
+                eff.writes.append((inst, underlying(inst.args[0])))
             elif _readonly_call(inst):
                 continue
             else:

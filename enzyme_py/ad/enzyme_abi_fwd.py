@@ -1,0 +1,230 @@
+"""Enzyme's C ABI, forward mode: lower `__enzyme_fwddiff(fnptr, args...)` to `@fwddiffe_f`.
+
+Markers (`enzyme_dup`, `enzyme_dupnoneed`, `enzyme_const`, and `enzyme_width`) arrive as
+loads of external globals, as in reverse mode. Unmarked arguments default as in Enzyme's
+forward mode: integers `const`, floating point and pointers `dup`. A `dup` argument is followed
+by its tangent (a float) or its shadow (a pointer). `enzyme_width, k` before the arguments asks
+for vector forward mode: each `dup` argument is then followed by k tangents or k shadows, and
+the call returns k tangents (Enzyme's `[k x double]`; in C a struct of k doubles, or any
+return type with k scalars). The call's result is the tangent of `f`'s result (nothing when
+`f` returns no float), as `__enzyme_fwddiff` does; `enzyme_out` has no meaning in forward mode
+and is an error.
+
+Example (C)::
+
+    double dy = __enzyme_fwddiff((void *)f, enzyme_dup, x, dx, enzyme_const, n);
+    struct { double d[4]; } t = __enzyme_fwddiff((void *)f, enzyme_width, 4,
+                                                  enzyme_dup, x, dx0, dx1, dx2, dx3);
+
+Invariants: every lowered call site is replaced by a call to a forward derivative; one
+derivative is made per (function, activities, width) and shared; the marker globals are
+defined in the output module so it links with plain clang.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from enzyme_py.ad.enzyme_abi import (
+    MARKERS,
+    _convert,
+    _leaves,
+    _pack,
+    _struct_named,
+    define_markers,
+)
+from enzyme_py.ad.forward import ForwardOptions, forward_diff
+from enzyme_py.analysis.activity import carries_float
+from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.module import Function, GlobalVariable, Module
+from enzyme_py.ir.printer import Slots
+from enzyme_py.ir.values import ConstantExpr, ConstantInt, Value
+
+FWDDIFF = "__enzyme_fwddiff"
+WIDTH = "enzyme_width"
+
+
+@dataclass(frozen=True)
+class FwdCallPlan:
+    call: I.Call
+    function: Function
+    activities: tuple[str, ...]
+    width: int
+    args: tuple[Value, ...]  # derivative arguments, before conversion to parameter types
+    result_ptr: Value | None  # sret destination of the tangents, if the C ABI used one
+
+
+def fwddiff_calls(module: Module) -> list[I.Call]:
+    return [inst for fn in module.functions for inst in fn.instructions()
+            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(FWDDIFF)]
+
+
+def fwddiff_targets(module: Module) -> list[str]:
+    """Names of the functions `__enzyme_fwddiff` calls differentiate (their callees get
+    inlined into them by `driver.prepare`)."""
+    return [plan_fwddiff_call(c).function.name or "" for c in fwddiff_calls(module)]
+
+
+def lower_fwddiff_calls(module: Module) -> list[str]:
+    """Replace every `__enzyme_fwddiff` call; returns the names of the derivatives made."""
+    made: dict[tuple[str, tuple[str, ...], int], Function] = {}
+    calls = fwddiff_calls(module)
+    for call in calls:
+        plan = plan_fwddiff_call(call)
+        key = (plan.function.name or "", plan.activities, plan.width)
+        fwd = made.get(key)
+        if fwd is None:
+            fwd = forward_diff(module, plan.function, list(plan.activities),
+                               ForwardOptions(return_primal=False, width=plan.width))
+            made[key] = fwd
+        _replace_call(plan, fwd)
+    if calls:
+        define_markers(module)
+        _define_width_marker(module)
+    return [g.name or "" for g in made.values()]
+
+
+def _where(call: I.Call) -> str:
+    fn = call.function
+    if fn is None or call.parent is None:
+        return f"a call to {FWDDIFF}"
+    return f"in @{fn.name}, block {Slots(fn).local(call.parent)}, the call to {call.callee_name}"
+
+
+def _marker(v: Value) -> str | None:
+    name = None
+    if isinstance(v, I.Load) and isinstance(v.pointer, GlobalVariable):
+        name = v.pointer.name
+    elif isinstance(v, GlobalVariable):
+        name = v.name
+    if name == WIDTH:
+        return "width"
+    return MARKERS.get(name or "")
+
+
+def plan_fwddiff_call(call: I.Call) -> FwdCallPlan:
+    """Read one `__enzyme_fwddiff` call: the function, activities, width and values."""
+    where = _where(call)
+    args = list(call.args)
+    result_ptr = None
+    if args and call.arg_attrs and any(a.startswith("sret(") for a in call.arg_attrs[0]):
+        result_ptr = args.pop(0)
+    if not args:
+        raise DifferentiationError(f"{where} has no function argument")
+    target = args.pop(0)
+    while isinstance(target, ConstantExpr) and target.opcode in ("bitcast", "addrspacecast"):
+        target = target.ops[0]
+    if not isinstance(target, Function):
+        raise DifferentiationError(f"{where}: the first argument must be a function known at "
+                                   f"compile time, not {target.ref()}")
+    if target.is_declaration:
+        raise DifferentiationError(f"{where}: @{target.name} has no body in this module (it "
+                                   "must be defined in the same file)")
+    width = 1
+    if args and _marker(args[0]) == "width":
+        if len(args) < 2 or not isinstance(args[1], ConstantInt) or args[1].value < 1:
+            got = args[1].ref() if len(args) > 1 else "nothing"
+            raise DifferentiationError(f"{where}: enzyme_width must be followed by a positive "
+                                       f"integer constant, not {got}")
+        width = args[1].value
+        args = args[2:]
+    activities: list[str] = []
+    values: list[Value] = []
+    i = 0
+    for param in target.args:
+        if i >= len(args):
+            raise DifferentiationError(
+                f"{where}: too few arguments for @{target.name} (parameter {param.index} of "
+                f"{len(target.args)} is missing)")
+        act = _marker(args[i])
+        if act is not None:
+            i += 1
+        else:
+            act = "dup" if param.type.is_pointer or carries_float(param.type) else "const"
+        if act == "width":
+            raise DifferentiationError(f"{where}: enzyme_width must come right after the "
+                                       "function, before the arguments")
+        if act == "out":
+            raise DifferentiationError(
+                f"{where}: parameter {param.index} of @{target.name} is enzyme_out, which "
+                "forward mode does not have (pass a float as enzyme_dup, value then tangent)")
+        need = 1 + width if act in ("dup", "dupnoneed") else 1
+        if i + need > len(args):
+            raise DifferentiationError(
+                f"{where}: parameter {param.index} of @{target.name} is '{act}' and needs "
+                f"{need} value(s), but the arguments ran out")
+        if any(_marker(a) for a in args[i:i + need]):
+            raise DifferentiationError(
+                f"{where}: a marker stands where a value for parameter {param.index} of "
+                f"@{target.name} was expected")
+        activities.append(act)
+        values.extend(args[i:i + need])
+        i += need
+    if i != len(args):
+        raise DifferentiationError(
+            f"{where}: {len(args) - i} argument(s) left over after the "
+            f"{len(target.args)} parameters of @{target.name}")
+    return FwdCallPlan(call, target, tuple(activities), width, tuple(values), result_ptr)
+
+
+def _replace_call(plan: FwdCallPlan, fwd: Function) -> None:
+    call = plan.call
+    where = _where(call)
+    b = Builder().position_before(call)
+    params = fwd.function_type.params
+    if len(plan.args) != len(params):
+        raise DifferentiationError(f"{where}: internal error: {len(plan.args)} arguments for "
+                                   f"a derivative taking {len(params)}")
+    args = [_convert(b, v, p, where) for v, p in zip(plan.args, params, strict=True)]
+    result = b.call(fwd, args)
+    scalars = _scalars(b, result) if not result.type.is_void else []
+    if plan.result_ptr is not None:
+        sret = next((a for a in call.arg_attrs[0] if a.startswith("sret(")), "")
+        ty = _struct_named(call.function.parent if call.function else None,
+                           sret[len("sret("):-1])
+        b.store(_pack_checked(b, scalars, ty, call, plan), plan.result_ptr)
+        replacement: Value | None = None
+    elif call.type.is_void:
+        replacement = None
+    else:
+        replacement = _pack_checked(b, scalars, call.type, call, plan)
+    fn = call.function
+    assert fn is not None and call.parent is not None
+    if replacement is not None:
+        fn.replace_all_uses(call, replacement)
+    call.parent.remove(call)
+
+
+def _scalars(b: Builder, v: Value) -> list[Value]:
+    """The scalar leaves of an aggregate or vector value, in memory order."""
+    out = []
+    for path, _ in _leaves(v.type):
+        x = v
+        for k in path:
+            x = b.extractelement(x, ConstantInt(T.I32, -1 - k)) if k < 0 else \
+                b.extractvalue(x, [k])
+        out.append(x)
+    return out
+
+
+def _pack_checked(b: Builder, scalars: list[Value], ty: T.Type, call: I.Call,
+                  plan: FwdCallPlan) -> Value:
+    leaves = _leaves(ty)
+    if len(leaves) != len(scalars):
+        what = (f"{len(scalars)} tangent value(s)" if scalars else
+                f"no tangent (@{plan.function.name} returns no floating point value)")
+        raise DifferentiationError(
+            f"{_where(call)}: the declared return type {ty} has {len(leaves)} value(s) but "
+            f"the derivative of @{plan.function.name} (width {plan.width}) gives {what}")
+    return _pack(b, scalars, ty, call)
+
+
+def _define_width_marker(module: Module) -> None:
+    g = module.symbols.get(WIDTH)
+    if isinstance(g, GlobalVariable) and g.initializer is None:
+        g.prefix = [w for w in g.prefix if w not in ("external", "extern_weak")]
+        g.value_type = g.value_type if g.value_type.is_int else T.I32
+        g.initializer = ConstantInt(g.value_type, len(MARKERS))
