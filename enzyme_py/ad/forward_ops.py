@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from enzyme_py.ad.reverse_ops import MEMORY_FUNCTIONS, RULE_FILES, diff_operands
 from enzyme_py.analysis import memory
 from enzyme_py.analysis.activity import carries_float
-from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, UNKNOWN, memory_effects, underlying
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, UNKNOWN, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -262,15 +262,13 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
     shadows of pointer arguments into active memory and the tangents of active floats."""
     acts: list[str] = []
     more: list[tuple[Value, ...]] = []
-    writes = memory_effects(g)
     for i, a in enumerate(call.args):
         t = tr.tangent(a) if carries_float(a.type) else None
         if a.type.is_pointer and tr.activity.touches_shadow(a):
             acts.append("dup")
             more.append(tr.shadows(a))
             continue
-        if a.type.is_pointer and (writes.writes_unknown_call or any(
-                g.args[i] in objs or UNKNOWN in objs for _, objs in writes.writes)):
+        if a.type.is_pointer and _writes_through(g, i, set()):
             raise tr.error(call, f"@{g.name} may write memory through argument {i}, which "
                                  "has no shadow, and could not be inlined (is it recursive?); "
                                  "such calls are not supported yet")
@@ -302,3 +300,41 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
         new.name = call.name
         fn.replace_all_uses(call, new)
     call.parent.remove(call)
+
+
+def _writes_through(g: Function, index: int, seen: set[tuple[str, int]]) -> bool:
+    """May `g` write memory through its pointer argument `index` (directly, or through the
+    functions it passes the pointer to)? Calls already being asked about count as no: a
+    write has to happen somewhere, so recursion alone never writes."""
+    if (g.name or "", index) in seen:
+        return False
+    seen.add((g.name or "", index))
+    arg = g.args[index]
+
+    def reaches(p: Value) -> bool:
+        objs = underlying(p)
+        return arg in objs or UNKNOWN in objs
+
+    for inst in g.instructions():
+        if isinstance(inst, I.Store) and reaches(inst.pointer):
+            return True
+        if isinstance(inst, (I.AtomicRMW, I.CmpXchg)) and reaches(inst.operands[0]):
+            return True
+        if not isinstance(inst, I.Call):
+            continue
+        name = inst.callee_name or ""
+        if name.startswith(MEMORY_FUNCTIONS):
+            if reaches(inst.args[0]):
+                return True
+            continue
+        if name and (is_known_inactive(name) or lookup(name) is not None or
+                     name in memory.NON_WRITING_CALLS):
+            continue
+        for k, a in enumerate(inst.args):
+            if not (a.type.is_pointer and reaches(a)):
+                continue
+            callee = inst.callee
+            if not isinstance(callee, Function) or callee.is_declaration or \
+                    k >= len(callee.args) or _writes_through(callee, k, seen):
+                return True
+    return False

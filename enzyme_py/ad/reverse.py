@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enzyme_py.ad import names
 from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.reverse_ops import reverse_instruction
+from enzyme_py.ad.shadow import shadow_pointer_stores
 from enzyme_py.ad.tape import LoopState, Tape
 from enzyme_py.analysis.activity import Activity, analyze_activity
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
@@ -118,6 +119,7 @@ class ReverseTransform:
         self.heap_shadows: list[tuple[I.Call, Value]] = []
         self.deferred_frees = self._defer_frees()
         self.adjoint_slots: dict[Value, I.Instruction] = {}
+        shadow_pointer_stores(self)
         self._instrument_loops()
         self._instrument_merges()
         self._reverse_sweep()

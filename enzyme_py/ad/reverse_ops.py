@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enzyme_py.analysis.activity import carries_float
-from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, DEALLOCATION_FUNCTIONS
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -67,6 +67,11 @@ def reverse_instruction(tr: ReverseTransform, inst: I.Instruction) -> None:
         name = inst.callee_name or ""
         if name in ALLOCATION_FUNCTIONS:
             _allocation(tr, inst)
+            return
+        if name in DEALLOCATION_FUNCTIONS:
+            # A free the forward sweep kept (of memory not provably allocated here): what the
+            # reverse sweep reads of that memory comes from the tape (a free counts as a write
+            # in the memory effects), and shadows are freed at their allocation.
             return
         if name.startswith(MEMORY_FUNCTIONS):
             _memory_call(tr, inst, name)
@@ -206,9 +211,6 @@ def _add(b: Builder, a: Value, x: Value) -> Value:
 def _store(tr: ReverseTransform, inst: I.Store) -> None:
     value, ptr = inst.operands
     if not carries_float(value.type) or not tr.activity.touches_shadow(ptr):
-        if value.type.is_pointer and tr.activity.touches_shadow(ptr) and \
-                tr.activity.touches_shadow(value):
-            raise tr.error(inst, "storing pointers to active memory is not supported yet")
         if isinstance(value.type, T.IntType) and tr.activity.touches_shadow(ptr) and \
                 isinstance(value, I.Load) and tr.activity.touches_shadow(value.pointer):
             raise tr.error(inst, "active memory is copied as integers and nothing in the "
@@ -258,7 +260,7 @@ def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
     for inst in tr.work.instructions():
         if isinstance(inst, (I.Load, I.Store)) and underlying(inst.pointer) & objs:
             t = inst.type if isinstance(inst, I.Load) else inst.value.type
-            if t.scalar.is_float:
+            if t.scalar.is_float or t.scalar.is_pointer:
                 kinds.add(str(t.scalar))
         elif isinstance(inst, I.GetElementPtr) and underlying(inst) & objs:
             st = inst.source_type

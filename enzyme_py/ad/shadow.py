@@ -4,7 +4,8 @@ the same place in its shadow.
 Invariants: a shadow is built once per primal pointer, right after it (GEPs, casts, selects,
 phis mirror the primal; an argument's shadow is the shadow argument; an alloca's shadow is a
 zero-filled alloca of the same type; a heap allocation's, a zero-filled `calloc` the reverse
-sweep frees). A pointer that may point into memory without a shadow
+sweep frees; a pointer loaded from shadowed memory, the pointer loaded from the same place
+in the shadow). A pointer that may point into memory without a shadow
 raises `DifferentiationError`.
 """
 
@@ -20,7 +21,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.layout import alloc_size
-from enzyme_py.ir.values import Argument, ConstantInt, Value
+from enzyme_py.ir.values import Argument, ConstantInt, ConstantKeyword, Value
 
 if TYPE_CHECKING:
     from enzyme_py.ad.reverse import ReverseTransform
@@ -36,6 +37,8 @@ def forward_shadow(tr: ReverseTransform, p: Value) -> Value:
 
 
 def _build(tr: ReverseTransform, p: Value) -> Value:
+    if isinstance(p, ConstantKeyword):  # null, undef, poison: the shadow is the same
+        return p
     if isinstance(p, Argument):
         s = tr.shadow_args.get(p)
         if s is None:
@@ -48,6 +51,13 @@ def _build(tr: ReverseTransform, p: Value) -> Value:
         if p not in tr.activity.shadowed:
             raise tr.error(p, "this stack memory holds active data but has no shadow")
         return _shadow_alloca(tr, p)
+    if isinstance(p, I.Load) and p.type.is_pointer:
+        if p not in tr.activity.shadowed:
+            raise tr.error(p, "this pointer leads to active data, but it was loaded from "
+                              "memory without a shadow (pass that memory as dup)")
+        new = I.Load("load", T.PTR, [forward_shadow(tr, p.pointer)], p.align,
+                     name=names.shadow(p))
+        return Builder().position_after_def(p).insert(new)
     if isinstance(p, I.Call) and p.callee_name in ALLOCATION_FUNCTIONS:
         if p not in tr.activity.shadowed:
             raise tr.error(p, "this heap memory holds active data but has no shadow")
@@ -77,6 +87,30 @@ def _build(tr: ReverseTransform, p: Value) -> Value:
     raise DifferentiationError(
         f"in @{tr.primal.name}: active data is accessed through {p.type} {p.ref()}, which "
         "has no shadow (global variables holding active data are not supported yet)")
+
+
+def shadow_pointer_stores(tr: ReverseTransform) -> None:
+    """A pointer stored into shadowed memory has its shadow stored at the same place in the
+    shadow, so that loading it back finds the shadow of what it points to."""
+    from enzyme_py.analysis.memory import underlying
+
+    for inst in [i for i in tr.work.instructions() if i in tr.original]:
+        if not (isinstance(inst, I.Store) and inst.value.type.is_pointer):
+            continue
+        if not tr.activity.touches_shadow(inst.pointer):
+            continue
+        objs = underlying(inst.value)
+        if not objs:
+            continue  # null
+        if not objs <= tr.activity.shadowed:
+            if any(o in tr.activity.varied for o in objs):
+                raise tr.error(inst, "stores a pointer to active memory that has no shadow "
+                                     "into shadowed memory")
+            continue  # a pointer to inactive memory: its shadow slot is never used
+        value_shadow = forward_shadow(tr, inst.value)
+        slot_shadow = forward_shadow(tr, inst.pointer)
+        at = Builder().position_after_def(inst)
+        at.store(value_shadow, slot_shadow, inst.align)
 
 
 def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:

@@ -125,6 +125,20 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     # Memory objects that both receive varied data and are read on useful paths get shadows.
     shadowed = frozenset(dup_args) | frozenset(
         o for o in varied & useful if isinstance(o, (I.Alloca, I.Call)))
+    # Memory behind a loaded pointer has a shadow when the pointer was loaded from shadowed
+    # memory (the shadow pointer sits at the same place in the shadow). The greatest
+    # fixpoint: lists (`p = p->next`) load pointers from memory reached the same way.
+    derived = {i for i in insts if isinstance(i, I.Load) and i.type.is_pointer
+               and i in varied and i in useful}
+    shrank = True
+    while shrank:
+        shrank = False
+        for d in list(derived):
+            src = underlying(d.pointer)
+            if not src or not src <= (shadowed | derived):
+                derived.discard(d)
+                shrank = True
+    shadowed |= derived
     _check_lost_derivatives(insts, varied, useful, shadowed)
     return Activity(fn, tuple(arg_activity), return_active, frozenset(varied), frozenset(useful),
                     active, shadowed)
@@ -142,10 +156,13 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
         for inst in insts:
             new: list[Value] = []
             if isinstance(inst, I.Load):
-                if carries_float(inst.type) and _objects_varied(underlying(inst.pointer), varied):
-                    new.append(inst)
+                if (carries_float(inst.type) or inst.type.is_pointer) and \
+                        _objects_varied(underlying(inst.pointer), varied):
+                    new.append(inst)  # a float value, or (pointer) the memory it leads to
             elif isinstance(inst, I.Store):
-                if inst.value in varied:
+                v = inst.value
+                if v in varied or (v.type.is_pointer and
+                                   _objects_varied(underlying(v), varied)):
                     new.extend(o for o in underlying(inst.pointer) if o is not UNKNOWN)
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
                 if _objects_varied(underlying(inst.operands[1]), varied):
@@ -179,6 +196,11 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
             if isinstance(inst, I.Store):
                 if _objects_varied(underlying(inst.pointer), useful):
                     new.append(inst.value)
+                    if inst.value.type.is_pointer:  # what it points to is reachable output
+                        new.extend(o for o in underlying(inst.value) if o is not UNKNOWN)
+            elif isinstance(inst, I.Load) and inst.type.is_pointer:
+                if _objects_varied(underlying(inst.pointer), useful):
+                    new.append(inst)  # memory reached through output memory is output too
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
                 if _objects_varied(underlying(inst.operands[0]), useful):
                     new.extend(o for o in underlying(inst.operands[1]) if o is not UNKNOWN)

@@ -1,12 +1,13 @@
 """Memory objects behind pointers, and which objects a function may write.
 
 Invariants: `underlying(p)` is the set of objects `p` may point into — arguments, allocas,
-globals, allocation calls — found through GEPs, casts, phis and selects; `UNKNOWN` stands for
-memory we cannot name (a pointer loaded from memory, returned by an unknown call, made from an
-integer). Two objects may alias unless they are distinct allocas/globals/allocations, or one is
-local (alloca, allocation) and the other an argument or global, or either is a `noalias`
-argument. This is deliberately conservative: a wrong "cannot alias" would give a wrong
-gradient, a wrong "may alias" only costs a cached value.
+globals, allocation calls, and for a pointer loaded from memory the load itself ("derived"
+memory: what that pointer leads to) — found through GEPs, casts, phis and selects; `UNKNOWN`
+stands for memory we cannot name (returned by an unknown call, made from an integer). Two
+objects may alias unless they are distinct allocas/globals/allocations, or one is local
+(alloca, allocation) and the other an argument or global, or either is a `noalias` argument;
+derived memory may alias anything. This is deliberately conservative: a wrong "cannot alias"
+would give a wrong gradient, a wrong "may alias" only costs a cached value.
 """
 
 from __future__ import annotations
@@ -69,7 +70,14 @@ def underlying(p: Value, _seen: set[Value] | None = None) -> frozenset[MemObject
         return underlying(p.operands[1], seen) | underlying(p.operands[2], seen)
     if isinstance(p, I.Call) and p.callee_name in ALLOCATION_FUNCTIONS:
         return frozenset({p})
+    if isinstance(p, I.Load) and p.type.is_pointer:
+        return frozenset({p})  # the memory this loaded pointer leads to (a "derived" object)
     return frozenset({UNKNOWN})
+
+
+def is_derived(o: MemObject) -> bool:
+    """Memory reached through a pointer loaded from memory."""
+    return isinstance(o, I.Load)
 
 
 def _is_local(o: MemObject) -> bool:
@@ -83,6 +91,8 @@ def _noalias(o: MemObject) -> bool:
 def may_alias_objects(a: MemObject, b: MemObject) -> bool:
     if a is b:
         return True
+    if is_derived(a) or is_derived(b):
+        return True  # a loaded pointer may lead anywhere, even to a local that escaped
     if a is UNKNOWN or b is UNKNOWN:
         return not (_is_local(a) or _is_local(b))
     if _is_local(a) or _is_local(b):
