@@ -224,8 +224,13 @@ def _check_lost_derivatives(insts, varied, useful, shadowed) -> None:
             objs = underlying(inst.pointer)
             lost = [o for o in objs if o not in shadowed and (o is UNKNOWN or o in useful)]
             if lost:
-                where = "memory that cannot be identified" if UNKNOWN in lost else \
-                    "memory without a shadow (a const argument or a global)"
+                if UNKNOWN in lost:
+                    where = "memory that cannot be identified"
+                elif any(isinstance(o, I.Load) for o in lost):
+                    where = ("memory without a shadow (reached through a pointer loaded from "
+                             "memory that has none)")
+                else:
+                    where = "memory without a shadow (a const argument or a global)"
                 fn = inst.function
                 raise AnalysisError(
                     f"in @{fn.name if fn else '?'}: `{inst}` stores an active value into "
