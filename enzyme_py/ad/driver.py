@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import analyze_activity
 from enzyme_py.analysis.errors import DifferentiationError
@@ -33,13 +34,16 @@ def prepare(module: Module, on_stage: Stage | None = None,
     """The canonicalized copy of `module` that the transforms read; functions called
     (directly or not) from `targets` are inlined into them where LLVM can (not recursion)."""
     work = parse(str(module), module.name)
-    mark_callees_inline(work, targets)
+    keep = find_registrations(work).keep_calls
+    mark_callees_inline(work, targets, keep)
     return Pipeline.parse(AD_PIPELINE).run(work, on_stage)
 
 
-def mark_callees_inline(module: Module, targets: Sequence[str]) -> list[str]:
+def mark_callees_inline(module: Module, targets: Sequence[str],
+                        keep: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Mark every defined function reachable by calls from `targets` `alwaysinline` (and drop
-    `noinline`, which clang -O0 puts on everything). Returns the marked names."""
+    `noinline`, which clang -O0 puts on everything), except those in `keep` (custom gradients,
+    inactive functions), whose calls must stay calls. Returns the marked names."""
     todo = [module.symbols[t] for t in targets if isinstance(module.symbols.get(t), Function)]
     seen: set[str] = set()
     marked: list[str] = []
@@ -49,7 +53,8 @@ def mark_callees_inline(module: Module, targets: Sequence[str]) -> list[str]:
             if not isinstance(inst, I.Call):
                 continue
             callee = inst.callee
-            if not isinstance(callee, Function) or callee.is_declaration:
+            if not isinstance(callee, Function) or callee.is_declaration or \
+                    callee.name in keep:
                 continue
             if callee.name in seen:
                 continue

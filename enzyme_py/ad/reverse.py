@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from enzyme_py.ad import names
 from enzyme_py.ad.float_memory import rewrite_float_copies
+from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse_ops import reverse_instruction
 from enzyme_py.ad.shadow import shadow_pointer_stores
 from enzyme_py.ad.tape import LoopState, Tape
@@ -106,8 +107,10 @@ class ReverseTransform:
         self.dom = dominators(work)
         try:
             self.loops: LoopInfo = find_loops(work, self.dom)
+            self.registrations = find_registrations(self.module)
             self.activity: Activity = analyze_activity(work, self.arg_activity,
-                                                       self.return_active)
+                                                       self.return_active,
+                                                       self.registrations.inactive)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self.effects = memory_effects(work)

@@ -95,7 +95,11 @@ def reverse_instruction(tr: ReverseTransform, inst: I.Instruction) -> None:
 
 def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
     """True when the call needs no reverse code; raises for calls we cannot handle."""
-    if name and is_known_inactive(name):
+    if name and (is_known_inactive(name) or name in tr.registrations.inactive):
+        return True
+    custom = tr.registrations.custom.get(name) if name else None
+    if custom is not None:
+        _custom_call(tr, call, custom)
         return True
     if name and lookup(name) is not None:
         return False
@@ -131,12 +135,7 @@ def _allocation(tr: ReverseTransform, call: I.Call) -> None:
         b.call(callee, args, function_type=ftype)
 
 
-def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
-    """A call LLVM could not inline (recursion): in the reverse sweep, call `g`'s own gradient,
-    which re-runs `g` forward then backward (no tape crosses the call). Sound only when `g`
-    writes no memory and what it reads is not overwritten later; anything else is an error."""
-    from enzyme_py.analysis.memory import memory_effects, underlying
-
+def _call_activities(tr: ReverseTransform, call: I.Call) -> list[str]:
     acts: list[str] = []
     for a in call.args:
         if a.type.is_pointer:
@@ -145,6 +144,53 @@ def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
             acts.append("out")
         else:
             acts.append("const")
+    return acts
+
+
+def _call_gradient(tr: ReverseTransform, call: I.Call, acts: list[str], grad: Function,
+                   grad_type: T.FunctionType, with_seed: bool) -> None:
+    """Call a gradient (generated or the user's) and add what it returns to the arguments."""
+    b = tr.b
+    args: list[Value] = []
+    for a, act in zip(call.args, acts, strict=True):
+        args.append(tr.tape.lookup(a))
+        if act == "dup":
+            args.append(tr.reverse_shadow(a))
+    if with_seed:
+        args.append(tr.take_adjoint(call) if tr.is_active(call) else zero(call.type))
+    if len(args) != len(grad_type.params):
+        raise tr.error(call, f"@{grad.name} takes {len(grad_type.params)} arguments, but the "
+                             f"call needs {len(args)} (each dup pointer is followed by its "
+                             "shadow, then the seed when the result is a float)")
+    result = b.call(grad, args, function_type=grad_type)
+    outs = [a for a, act in zip(call.args, acts, strict=True) if act == "out"]
+    if outs and grad_type.ret.is_void:
+        raise tr.error(call, f"@{grad.name} returns nothing, but {len(outs)} float "
+                             "argument(s) need their adjoints")
+    if len(outs) == 1:
+        tr.add_adjoint(outs[0], result)
+    else:
+        for k, a in enumerate(outs):
+            tr.add_adjoint(a, b.extractvalue(result, [k]))
+
+
+def _custom_call(tr: ReverseTransform, call: I.Call, custom) -> None:
+    """A user-registered gradient (`__enzyme_register_gradient_NAME`)."""
+    acts = _call_activities(tr, call)
+    # The user's reverse function takes every float argument's adjoint slot position, so
+    # float arguments are `out` whether or not they are active here.
+    acts = ["out" if a.type.is_float else act for a, act in zip(call.args, acts, strict=True)]
+    with_seed = carries_float(call.type)
+    _call_gradient(tr, call, acts, custom.reverse, custom.reverse.function_type, with_seed)
+
+
+def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
+    """A call LLVM could not inline (recursion): in the reverse sweep, call `g`'s own gradient,
+    which re-runs `g` forward then backward (no tape crosses the call). Sound only when `g`
+    writes no memory and what it reads is not overwritten later; anything else is an error."""
+    from enzyme_py.analysis.memory import memory_effects, underlying
+
+    acts = _call_activities(tr, call)
     if any(a == "dup" for a in acts) or any(a.type.is_pointer for a in call.args):
         eff = memory_effects(g)
         if eff.writes or eff.writes_unknown_call:
@@ -157,21 +203,7 @@ def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
                                      "supported yet")
     ret_active = tr.is_active(call)
     grad, grad_type = tr.callee_gradient(g, acts, ret_active)
-    b = tr.b
-    args: list[Value] = []
-    for a, act in zip(call.args, acts, strict=True):
-        args.append(tr.tape.lookup(a))
-        if act == "dup":
-            args.append(tr.reverse_shadow(a))
-    if ret_active:
-        args.append(tr.take_adjoint(call))
-    result = b.call(grad, args, function_type=grad_type)
-    outs = [a for a, act in zip(call.args, acts, strict=True) if act == "out"]
-    if len(outs) == 1:
-        tr.add_adjoint(outs[0], result)
-    else:
-        for k, a in enumerate(outs):
-            tr.add_adjoint(a, b.extractvalue(result, [k]))
+    _call_gradient(tr, call, acts, grad, grad_type, ret_active)
 
 
 def _by_rule(tr: ReverseTransform, inst: I.Instruction) -> None:

@@ -99,8 +99,10 @@ class Activity:
 
 
 def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
-                     return_active: bool) -> Activity:
-    """Activity of `fn` for the given argument activities (`const`/`dup`/`dupnoneed`/`out`)."""
+                     return_active: bool,
+                     inactive_calls: frozenset[str] | set[str] = frozenset()) -> Activity:
+    """Activity of `fn` for the given argument activities (`const`/`dup`/`dupnoneed`/`out`);
+    calls to `inactive_calls` carry no derivative."""
     if len(arg_activity) != len(fn.args):
         raise AnalysisError(f"@{fn.name} takes {len(fn.args)} arguments, but "
                             f"{len(arg_activity)} activities were given")
@@ -119,7 +121,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     insts = list(fn.instructions())
     dup_args = {a for a, act in zip(fn.args, arg_activity, strict=True)
                 if act in ("dup", "dupnoneed")}
-    varied = _varied(insts, fn, arg_activity, dup_args)
+    varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls)
     useful = _useful(insts, fn, return_active, dup_args)
     active = frozenset(v for v in varied & useful if carries_float(v.type))
     # Memory objects that both receive varied data and are read on useful paths get shadows.
@@ -145,7 +147,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
 
 
 def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
-            dup_args: set[Argument]) -> set[Value]:
+            dup_args: set[Argument], inactive_calls) -> set[Value]:
     """Values (and memory objects) that depend on an active input; a fixpoint."""
     varied: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
                           if act == "out"}
@@ -167,6 +169,8 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
                 if _objects_varied(underlying(inst.operands[1]), varied):
                     new.extend(o for o in underlying(inst.operands[0]) if o is not UNKNOWN)
+            elif isinstance(inst, I.Call) and inst.callee_name in inactive_calls:
+                pass  # declared inactive: its result carries no derivative
             elif carries_float(inst.type) and any(op in varied for op in inst.operands):
                 new.append(inst)
             for v in new:
