@@ -61,8 +61,13 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
             seen.add(callee.name or "")
             todo.append(callee)
             if callee.name not in targets:
-                callee.suffix = [w for w in callee.suffix if w != "noinline"]
-                callee.suffix.append("alwaysinline")
+                words = [w for w in callee.suffix if w != "noinline"]
+                at = 0  # function attributes come after (local_)unnamed_addr and addrspace
+                while at < len(words) and (words[at].endswith("unnamed_addr") or
+                                           words[at].startswith("addrspace(")):
+                    at += 1
+                words.insert(at, "alwaysinline")
+                callee.suffix = words
                 marked.append(callee.name or "")
     if marked:
         for key, line in module.attribute_groups.items():

@@ -100,6 +100,7 @@ class ReverseTransform:
             arg.attrs = list(src_arg.attrs)  # noalias/readonly inform the alias analysis
         vmap: dict[Value, Value] = dict(zip(fn.args, work.args, strict=True))
         clone_body(fn, work, vmap)
+        work.personality = fn.personality  # landing pads need the same personality
         _name_blocks(fn, work)
         rewrite_float_copies(work)
         self.original = set(work.instructions())
@@ -146,8 +147,8 @@ class ReverseTransform:
         assert self.ret.parent is not None
         self.exit_block = self.ret.parent
         for inst in self.work.instructions():
-            if isinstance(inst, (I.Invoke, I.LandingPad, I.Resume, I.IndirectBr)):
-                raise self.error(inst, f"'{inst.opcode}' is not supported in reverse mode yet")
+            if isinstance(inst, I.Instruction) and inst.opcode == "callbr":
+                raise self.error(inst, "'callbr' is not supported")
 
     def error(self, inst: I.Instruction, message: str) -> DifferentiationError:
         slots = Slots(self.work)

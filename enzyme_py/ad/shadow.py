@@ -21,7 +21,15 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.layout import alloc_size
-from enzyme_py.ir.values import Argument, ConstantInt, ConstantKeyword, Value
+from enzyme_py.ir.module import GlobalVariable
+from enzyme_py.ir.values import (
+    Argument,
+    ConstantExpr,
+    ConstantInt,
+    ConstantKeyword,
+    Value,
+    zero,
+)
 
 if TYPE_CHECKING:
     from enzyme_py.ad.reverse import ReverseTransform
@@ -81,9 +89,17 @@ def _build(tr: ReverseTransform, p: Value) -> Value:
         for v, blk in zip(p.operands, p.incoming_blocks, strict=True):
             phi.add_incoming(forward_shadow(tr, v), blk)
         return phi
+    if isinstance(p, GlobalVariable) and p in tr.activity.shadowed:
+        return _shadow_global(tr, p)
+    if isinstance(p, ConstantExpr) and p.opcode in ("getelementptr", "bitcast",
+                                                    "addrspacecast"):
+        base = forward_shadow(tr, p.ops[0])
+        return ConstantExpr(p.type, p.opcode, (base, *p.ops[1:]), p.flags, p.source_type,
+                            p.extra) if isinstance(base, GlobalVariable) else \
+            _gep_of_constant_expr(tr, p, base)
     if isinstance(p, I.Instruction):
-        raise tr.error(p, "cannot follow this pointer to its shadow memory (pointers loaded "
-                          "from memory or returned by calls are not supported yet)")
+        raise tr.error(p, "cannot follow this pointer to its shadow memory (pointers "
+                          "returned by calls are not supported yet)")
     raise DifferentiationError(
         f"in @{tr.primal.name}: active data is accessed through {p.type} {p.ref()}, which "
         "has no shadow (global variables holding active data are not supported yet)")
@@ -111,6 +127,27 @@ def shadow_pointer_stores(tr: ReverseTransform) -> None:
         slot_shadow = forward_shadow(tr, inst.pointer)
         at = Builder().position_after_def(inst)
         at.store(value_shadow, slot_shadow, inst.align)
+
+
+def _shadow_global(tr: ReverseTransform, g: GlobalVariable) -> Value:
+    """`@g.shadow`: an internal zero-filled global, cleared when the gradient starts (the
+    adjoint of a global's initial value is not an output)."""
+    module = tr.module
+    name = module.unique_name(names.shadow(g))
+    shadow = GlobalVariable(name, g.value_type, zero(g.value_type))  # type: ignore[arg-type]
+    shadow.prefix = ["internal"]
+    shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
+    module.add_global(shadow)
+    at = Builder().position_before(tr.alloca_block.instructions[-1])
+    memset = tr.runtime_decl("llvm.memset.p0.i64",
+                             T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
+    at.call(memset, [shadow, ConstantInt(T.I8, 0), ConstantInt(T.I64, alloc_size(g.value_type)),
+                     ConstantInt(T.I1, 0)])
+    return shadow
+
+
+def _gep_of_constant_expr(tr: ReverseTransform, p: ConstantExpr, base: Value) -> Value:
+    raise DifferentiationError(f"in @{tr.primal.name}: cannot build the shadow of {p.ref()}")
 
 
 def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:

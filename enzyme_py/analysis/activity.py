@@ -7,8 +7,8 @@ flow through SSA values of floating point type (scalars, vectors, aggregates hol
 through memory; integer and pointer arithmetic never carries one.
 
 Invariants: the result never changes the IR; `active` holds only values of float-carrying
-types; `shadowed` holds the memory objects (dup arguments, allocas, heap allocations) that get
-shadow memory;
+types; `shadowed` holds the memory objects (dup arguments, allocas, heap allocations, globals
+written with active data) that get shadow memory;
 a varied value stored where no shadow can follow it and loaded back on a useful path raises
 `AnalysisError` rather than dropping the derivative silently.
 """
@@ -21,7 +21,7 @@ from enzyme_py.analysis.errors import AnalysisError
 from enzyme_py.analysis.memory import UNKNOWN, MemObject, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
-from enzyme_py.ir.module import Function
+from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.values import Argument, Value
 
@@ -126,7 +126,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     active = frozenset(v for v in varied & useful if carries_float(v.type))
     # Memory objects that both receive varied data and are read on useful paths get shadows.
     shadowed = frozenset(dup_args) | frozenset(
-        o for o in varied & useful if isinstance(o, (I.Alloca, I.Call)))
+        o for o in varied & useful if isinstance(o, (I.Alloca, I.Call, GlobalVariable)))
     # Memory behind a loaded pointer has a shadow when the pointer was loaded from shadowed
     # memory (the shadow pointer sits at the same place in the shadow). The greatest
     # fixpoint: lists (`p = p->next`) load pointers from memory reached the same way.
