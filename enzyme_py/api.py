@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from enzyme_py import backend
+from enzyme_py.backend import _DATA_OFFSET, _data_pointer
 from enzyme_py.calling import (
     ErrorRecord,
     _Overlap,
@@ -259,15 +260,26 @@ def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
                   shadows: dict[int, np.ndarray]) -> tuple[Any, list[Any]]:
     """Call the gradient; returns (primal or None, adjoints of the `out` arguments)."""
     flat: list[Any] = []
+    fast = g.native._out_type is None and _DATA_OFFSET is not None
     for i, (t, v, act) in enumerate(zip(g.types, args, g.activities, strict=True)):
-        flat.append(v)
         if isinstance(t, Array):
+            if not v.flags.c_contiguous:
+                raise CallError(f"argument {i} is not C-contiguous; pass "
+                                "np.ascontiguousarray(...)")
+            flat.append(_data_pointer(v) if fast else v)
             if act == "dup":
-                flat.append(shadows[i])
+                sh = shadows[i]
+                if not (sh.flags.c_contiguous and sh.flags.writeable):
+                    raise CallError(f"the shadow of argument {i} must be a writable "
+                                    "C-contiguous array")
+                flat.append(_data_pointer(sh) if fast else sh)
             flat.extend(v.shape)
+        else:
+            flat.append(v)
     if g.seeded:
         flat.append(seed)
-    r = g.native(*flat)
+    # Shapes and dtypes were fixed by the specialization key; the raw call skips the checks.
+    r = g.native._cfunc(*flat) if fast else g.native(*flat)
     if g.errors is not None:
         g.errors.check()
     results = list(r) if isinstance(r, tuple) else ([] if r is None else [r])

@@ -139,8 +139,9 @@ def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
     tree = ast.parse(text)
     fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
     if fdef is None:
-        raise FrontendError(f"{name} is not a plain 'def' function", filename=filename,
-                            line=first)
+        raise FrontendError(f"{name} is not a plain 'def' function (lambdas and other "
+                            "callables are not supported)", filename=filename, line=first,
+                            col=1)
     src = SourceInfo(filename, text.splitlines(), first, indent)
     # Decorators were applied already; the body is what we compile.
     fdef.decorator_list = []
