@@ -1,0 +1,352 @@
+"""Unsupported constructs: each gives `enzyme_py.FrontendError` naming this file, the line and
+column of the construct, with the source line, a caret under the construct, what was found and
+what is supported. The functions are never run by Python, only compiled."""
+
+# ruff: noqa: F841, B018, E731
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+from enzyme_py import FrontendError
+
+A = np.array([1.0, 2.0, 3.0])
+M = np.ones((2, 3))
+COUNTER = 0
+
+
+def helper(x, scale):
+    return x * scale
+
+
+def list_comprehension(a):
+    ys = [a[i] * 2.0 for i in range(3)]
+    return 0.0
+
+
+def slicing(a):
+    b = a[1:3]
+    return 0.0
+
+
+def with_statement(a):
+    with a:
+        pass
+    return 0.0
+
+
+def try_statement(x):
+    try:
+        y = 1.0 / x
+    except ZeroDivisionError:
+        y = 0.0
+    return y
+
+
+def lambda_expression(x):
+    g = lambda t: t * 2.0
+    return x
+
+
+def string_constant(x):
+    name = "hello"
+    return x
+
+
+def array_or_float(a, flag):
+    if flag > 0:
+        y = a
+    else:
+        y = 0.0
+    return 1.0
+
+
+def elementwise_arrays(x, y):
+    z = x * y
+    return 0.0
+
+
+def returns_array(a):
+    return a
+
+
+def calls_print(x):
+    print(x)
+    return x
+
+
+def keyword_arguments(x):
+    return helper(x, scale=2.0)
+
+
+def star_args(*xs):
+    return 0.0
+
+
+def array_in_loop(a):
+    s = 0.0
+    for _ in range(3):
+        tmp = np.zeros(3)
+        s += tmp[0]
+    return s
+
+
+def dict_literal(x):
+    d = {}
+    return x
+
+
+def for_over_array(a):
+    s = 0.0
+    for v in a:
+        s += v
+    return s
+
+
+def nested_def(x):
+    def inner(t):
+        return t * t
+
+    return inner(x)
+
+
+def global_statement(x):
+    global COUNTER
+    COUNTER = 1
+    return x
+
+
+def while_else(x):
+    while x > 1.0:
+        x = x / 2.0
+    else:
+        x = x + 1.0
+    return x
+
+
+def is_comparison(x):
+    if x is None:
+        return 0.0
+    return x
+
+
+def in_operator(x):
+    if x in (1.0, 2.0):
+        return 0.0
+    return x
+
+
+def transpose_attribute(a):
+    b = a.T
+    return 0.0
+
+
+def undefined_name(x):
+    return x + not_defined_anywhere  # noqa: F821
+
+
+def sum_with_axis(a):
+    return np.sum(a, axis=0)
+
+
+def int_power_variable(n, k):
+    return n ** k
+
+
+def assert_statement(x):
+    assert x > 0.0
+    return x
+
+
+def f_string(x):
+    s = f"{x}"
+    return x
+
+
+def raise_statement(x):
+    raise ValueError
+    return x
+
+
+def bare_shape(a):
+    s = a.shape
+    return 0.0
+
+
+def min_of_arrays(a, b):
+    return min(a, b)
+
+
+def generator_argument(a):
+    return sum(a[i] for i in range(3))
+
+
+def unknown_module_function(x):
+    return np.linalg.norm(x)
+
+
+def tuple_to_function(x):
+    return helper((x, x), 2.0)
+
+
+def float_array_index(a, x):
+    return a[x]
+
+
+def starred_call(x):
+    return helper(*(x, 2.0))
+
+
+def default_parameter(x, y=2.0):
+    return x * y
+
+
+def set_literal(x):
+    s = {x, 1.0}
+    return x
+
+
+def del_statement(x):
+    y = x
+    del y
+    return x
+
+
+def walrus(x):
+    if (y := x * 2.0) > 1.0:
+        return y
+    return x
+
+
+def chained_assignment_to_array_element_of_tuple(a):
+    a[0], a[1] = 1.0, 2.0
+    return a[0]
+
+
+@dataclass
+class Err:
+    f: object
+    args: tuple
+    at: str  # the text the caret points at (first occurrence on the marked line)
+    found: str  # a regex the message must match
+    line_has: str = ""  # text on the error line, when `at` is not unique enough
+    xfail: str = ""  # a known bug in the error itself
+    hint: str = ""  # a known bug: no 'supported:' hint (strict xfail of the hint test)
+
+
+NO_HINT = "the error has no 'supported:' hint saying what is supported instead"
+KEYWORDS = ("keyword arguments in a call to a Python function are dropped silently: the error "
+            "is 'helper() takes 2 arguments, 1 given' at helper's def, not at the call")
+NESTED = ("a nested def is not reported; the call to it fails with 'cannot call this: only "
+          "known functions' at the call")
+TUPLE_ARG = ("passing a tuple to a Python function is not caught at the call ('tuples cannot be "
+             "passed' in calls.py is never reached): the callee is typed with a tuple "
+             "parameter and fails inside with 'arithmetic on tuple[float, float] and float'")
+
+CASES = [
+    Err(list_comprehension, (A,), "[a[i]", r"ListComp"),
+    Err(slicing, (A,), "a[1:3]", r"slices are not supported"),
+    Err(with_statement, (A,), "with a", r"'With' statements are not supported"),
+    Err(try_statement, (1.0,), "try", r"'Try' statements are not supported"),
+    Err(lambda_expression, (1.0,), "lambda", r"Lambda"),
+    Err(string_constant, (1.0,), '"hello"', r"constant 'hello' of type str"),
+    Err(array_or_float, (A, 1), "y = 0.0", r"variable 'y' holds float64\[:\] on one path"),
+    Err(elementwise_arrays, (A, A), "x * y", r"arithmetic on float64\[:\] and float64\[:\]"),
+    Err(returns_array, (A,), "a", r"returning an array is not supported", line_has="return a"),
+    Err(calls_print, (1.0,), "print", r"calling print is not supported"),
+    Err(keyword_arguments, (1.0,), "helper(", r"keyword arguments", xfail=KEYWORDS),
+    Err(star_args, (1.0,), "def", r"\*args"),
+    Err(array_in_loop, (A,), "np.zeros", r"creating arrays inside a loop"),
+    Err(dict_literal, (1.0,), "{}", r"Dict"),
+    Err(for_over_array, (A,), "a:", r"only 'for \.\.\. in range\(\.\.\.\)' loops",
+        line_has="for v in a"),
+    Err(nested_def, (1.0,), "def inner", r"FunctionDef|nested", xfail=NESTED),
+    Err(global_statement, (1.0,), "global", r"Global"),
+    Err(while_else, (3.0,), "while", r"while \.\.\. else", hint=NO_HINT),
+    Err(is_comparison, (1.0,), "None", r"constant None", line_has="x is None"),
+    Err(in_operator, (1.0,), "(1.0, 2.0)", r"cannot compare or test tuple"),
+    Err(transpose_attribute, (M,), "a.T", r"attribute 'T'"),
+    Err(undefined_name, (1.0,), "not_defined_anywhere",
+        r"name 'not_defined_anywhere' is not defined", hint="-"),
+    Err(sum_with_axis, (M,), "np.sum", r"no axis", hint="-"),
+    Err(int_power_variable, (2, 3), "n ** k", r"integer \*\* needs a small constant exponent"),
+    Err(assert_statement, (1.0,), "assert", r"'Assert' statements are not supported"),
+    Err(f_string, (1.0,), 'f"{x}"', r"JoinedStr"),
+    Err(raise_statement, (1.0,), "raise", r"'Raise' statements are not supported"),
+    Err(bare_shape, (A,), "a.shape", r"a.shape must be indexed or unpacked"),
+    Err(min_of_arrays, (A, A), "min(a, b)", r"min/max of arrays", hint=NO_HINT),
+    Err(generator_argument, (A,), "(a[i] for", r"GeneratorExp"),
+    Err(unknown_module_function, (A,), "np.linalg.norm", r"calling norm is not supported"),
+    Err(tuple_to_function, (1.0,), "helper(", r"tuples cannot be passed", xfail=TUPLE_ARG),
+    Err(float_array_index, (A, 1.0), "x", r"array index has type float", line_has="a[x]"),
+    Err(starred_call, (1.0,), "*(x, 2.0)", r"Starred"),
+    Err(default_parameter, (1.0,), "def", r"takes 2 arguments, 1 given", hint=NO_HINT),
+    Err(set_literal, (1.0,), "{x, 1.0}", r"Set"),
+    Err(del_statement, (1.0,), "del", r"'Delete' statements are not supported"),
+    Err(walrus, (1.0,), "y := x * 2.0", r"NamedExpr"),
+]
+
+
+def _expected_location(err: Err) -> tuple[int, int, str, int]:
+    """(file line, 1-based column, stripped source line, its indent) of `err.at` in `err.f`."""
+    lines, first = inspect.getsourcelines(err.f)
+    if err.at == "def":
+        k = 0
+    else:
+        want = err.line_has or err.at
+        k = next(i for i, t in enumerate(lines) if want in t and i > 0)
+    text = lines[k].rstrip("\n")
+    lead = len(text) - len(text.lstrip())
+    return first + k, text.index(err.at) + 1, text.strip(), lead
+
+
+def _params(kind: str) -> list:
+    out = []
+    for e in CASES:
+        if kind == "hint" and (e.hint == "-" or e.xfail):
+            continue  # nothing to suggest (an undefined name), or the error itself is wrong
+        reason = e.hint if kind == "hint" else e.xfail
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(e, id=e.f.__name__, marks=marks))
+    return out
+
+
+def _error(err: Err) -> FrontendError:
+    with pytest.raises(FrontendError) as info:
+        ez.jit(err.f)(*err.args)
+    return info.value
+
+
+@pytest.mark.parametrize("err", _params("location"))
+def test_frontend_error(err: Err) -> None:
+    e = _error(err)
+    line, col, source, lead = _expected_location(err)
+    text = str(e)
+    assert re.search(err.found, e.message), f"message does not say what was found:\n{text}"
+    assert e.filename == __file__, text
+    assert (e.line, e.col) == (line, col), f"expected {line}:{col}, got {e.line}:{e.col}\n{text}"
+    assert text.startswith(f"{__file__}:{line}:{col}: "), text
+    out = text.splitlines()
+    k = out.index(f"    {source}")  # the source line, then a caret under the construct
+    assert out[k + 1] == "    " + " " * (col - 1 - lead) + "^", text
+
+
+@pytest.mark.parametrize("err", _params("hint"))
+def test_frontend_error_says_what_is_supported(err: Err) -> None:
+    e = _error(err)
+    assert e.supported and f"\n  supported: {e.supported}" in str(e), str(e)
+
+
+def test_error_is_raised_by_grad_too() -> None:
+    with pytest.raises(FrontendError, match="slices are not supported"):
+        ez.grad(slicing)(A)
+
+
+def test_frontend_error_is_an_enzyme_py_error() -> None:
+    assert issubclass(FrontendError, ez.EnzymePyError)
