@@ -204,22 +204,28 @@ class _GradCache:
         self.cache: dict[Any, _Gradient] = {}
 
     def get(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
-            seeded_return: bool = True, dupnoneed: tuple[bool, ...] = ()) -> _Gradient:
+            seeded_return: bool = True, dupnoneed: tuple[bool, ...] = (),
+            require_scalar: bool = False) -> _Gradient:
         key = (tuple(map(arg_key, args)), active, return_primal, seeded_return, dupnoneed,
                len(args) > 1 and overlapping_arrays(args))
         g = self.cache.get(key)
         if g is None:
-            g = self._build(args, active, return_primal, seeded_return, key[-1])
+            g = self._build(args, active, return_primal, seeded_return, key[-1],
+                            require_scalar)
             self.cache[key] = g
         return g
 
     def _build(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
-               seeded_return: bool, alias: bool) -> _Gradient:
+               seeded_return: bool, alias: bool, require_scalar: bool) -> _Gradient:
         from enzyme_py.ad.driver import gradient_module
 
         name = self.f.__name__
         types = arg_types(name, self.params, args)
         module, compiled, session = _build(self.f, types, self.options, not alias)
+        rt0 = compiled.return_type
+        if require_scalar and not (isinstance(rt0, Scalar) and rt0.is_float):
+            raise EnzymePyError(f"grad of {name}() needs a function returning one float; it "
+                                f"returns {rt0} (use vjp for tuples)")
         written = _written_arrays(compiled)
         acts: list[str] = []
         flat_acts: list[str] = []
@@ -250,10 +256,55 @@ class _GradCache:
         module = OptLevel(self.options.opt_level).run(module)
         out, gname = gradient_module(module, compiled.function.name or "", flat_acts,
                                      ret_active, opt_level=0, return_primal=return_primal)
+        if ret_active and isinstance(rt, Tuple):
+            gname = _flat_seed_wrapper(out, gname)
         jm = backend.compile_ir(str(out), opt_level=self.options.opt_level)
         native = jm.function(gname)
         return _Gradient(native, error_record(jm, session), types, acts, rt, return_primal,
                          ret_active)
+
+
+def _flat_seed_wrapper(module: Module, gname: str) -> str:
+    """A wrapper of the gradient taking a tuple result's seed as separate floats (a struct
+    cannot be passed by value from Python)."""
+    from enzyme_py.ir import types as T
+    from enzyme_py.ir.builder import Builder
+    from enzyme_py.ir.module import Function
+    from enzyme_py.ir.values import zero
+
+    grad = module.get_function(gname)
+    seed_t = grad.function_type.params[-1]
+    assert isinstance(seed_t, T.StructType)
+    params = (*grad.function_type.params[:-1], *seed_t.elements)
+    ret = grad.return_type
+    # A nested result ({ {primal...}, adjoints... }) is flattened for the same reason.
+    paths: list[list[int]] = []
+    if isinstance(ret, T.StructType):
+        for k, e in enumerate(ret.elements):
+            if isinstance(e, T.StructType):
+                paths.extend([k, j] for j in range(len(e.elements)))
+            else:
+                paths.append([k])
+        leaves = tuple(T.element_type_at(T.element_type_at(ret, p[0]), p[1]) if len(p) == 2
+                       else T.element_type_at(ret, p[0]) for p in paths)
+        flat_ret: T.Type = T.StructType(leaves)
+    else:
+        flat_ret = ret
+    wrapper = module.add_function(Function(module.unique_name(gname + ".flat"),
+                                           T.FunctionType(flat_ret, params)))
+    b = Builder(wrapper.append_block("entry"))
+    n = len(grad.function_type.params) - 1
+    seed: Any = zero(seed_t)
+    for k, arg in enumerate(wrapper.args[n:]):
+        seed = b.insertvalue(seed, arg, [k])
+    r: Any = b.call(grad, [*wrapper.args[:n], seed])
+    if paths:
+        out: Any = zero(flat_ret)
+        for k, p in enumerate(paths):
+            out = b.insertvalue(out, b.extractvalue(r, p), [k])
+        r = out
+    b.ret(None if ret.is_void else r)
+    return wrapper.name or ""
 
 
 def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
@@ -277,16 +328,22 @@ def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
         else:
             flat.append(v)
     if g.seeded:
-        flat.append(seed)
+        if isinstance(seed, tuple):
+            flat.extend(seed)
+        else:
+            flat.append(seed)
     # Shapes and dtypes were fixed by the specialization key; the raw call skips the checks.
     r = g.native._cfunc(*flat) if fast else g.native(*flat)
     if g.errors is not None:
         g.errors.check()
     results = list(r) if isinstance(r, tuple) else ([] if r is None else [r])
     primal = None
-    if g.return_primal and not isinstance(g.return_type, type(None)) and \
-            not g.return_type.__class__.__name__ == "NoneType":
-        primal = convert_result(g.return_type, results.pop(0))
+    rt = g.return_type
+    if g.return_primal and isinstance(rt, Tuple) and g.seeded:  # flattened by the wrapper
+        primal = convert_result(rt, results[:len(rt.items)])
+        results = results[len(rt.items):]
+    elif g.return_primal and isinstance(rt, (Scalar, Tuple)):
+        primal = convert_result(rt, results.pop(0))
     return primal, results
 
 
@@ -320,7 +377,7 @@ class GradFunction:
         name = self.pyfunc.__name__
         nums = _norm_argnums(self.argnums, len(args), name)
         active = tuple(i in nums for i in range(len(args)))
-        g = self._grads.get(args, active, self.with_value)
+        g = self._grads.get(args, active, self.with_value, require_scalar=True)
         _scalar_return(g, name)
         shadows = {i: np.zeros_like(v) for i, (v, act) in enumerate(zip(args, g.activities,
                                                                          strict=True))

@@ -41,7 +41,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.printer import Slots
-from enzyme_py.ir.values import ConstantExpr, ConstantInt, Value
+from enzyme_py.ir.values import Constant, ConstantExpr, ConstantInt, Value
 
 FWDDIFF = "__enzyme_fwddiff"
 WIDTH = "enzyme_width"
@@ -126,7 +126,8 @@ def plan_fwddiff_call(call: I.Call) -> FwdCallPlan:
     width = 1
     if args and _marker(args[0]) == "width":
         if len(args) < 2 or not isinstance(args[1], ConstantInt) or args[1].value < 1:
-            got = args[1].ref() if len(args) > 1 else "nothing"
+            got = "nothing" if len(args) < 2 else args[1].ref() if isinstance(
+                args[1], Constant) else "a value known only at run time"
             raise DifferentiationError(f"{where}: enzyme_width must be followed by a positive "
                                        f"integer constant, not {got}")
         width = args[1].value

@@ -44,7 +44,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_body
 from enzyme_py.ir.dominance import dominators
-from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.module import Block, Function, Module
 from enzyme_py.ir.printer import Slots
 from enzyme_py.ir.values import Argument, Constant, Value, zero
 from enzyme_py.ir.verifier import verify_function
@@ -124,6 +124,12 @@ class _LaneShadows:
         self.activity = tr.activity
         self.primal = tr.primal
         self.heap_shadows: list[tuple[I.Call, Value]] = []  # what shadow.py records
+        self.module = tr.module
+        self.work = tr.work
+
+    @property
+    def alloca_block(self) -> Block:
+        return self.tr.alloca_block
 
     def error(self, inst: I.Instruction, message: str) -> DifferentiationError:
         return self.tr.error(inst, message)
@@ -186,6 +192,7 @@ class ForwardTransform:
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self._make_arguments()
+        self._alloca_block: Block | None = None
         self.lanes = [_LaneShadows(self, j) for j in range(self.width)]
         self.tangents: dict[Value, Lanes] = dict(self.arg_tangents)
         self._sweep()
@@ -223,6 +230,22 @@ class ForwardTransform:
                 raise DifferentiationError(f"{where} carries no derivative: it cannot be "
                                            f"'{act}' (use 'const')")
         return out
+
+    @property
+    def alloca_block(self) -> Block:
+        """A first block for code that must run before anything else (the zeroing of global
+        shadows); made on first use, with the entry's static allocas moved into it."""
+        if self._alloca_block is None:
+            entry = self.work.blocks[0]
+            block = Block("alloca", self.work)
+            self.work.blocks.insert(0, block)
+            for inst in list(entry.instructions):
+                if isinstance(inst, I.Alloca) and not inst.operands:
+                    entry.remove(inst)
+                    block.append(inst)
+            block.append(I.Br([entry]))
+            self._alloca_block = block
+        return self._alloca_block
 
     def error(self, inst: I.Instruction, message: str) -> DifferentiationError:
         slots = Slots(self.work)
@@ -317,17 +340,18 @@ class ForwardTransform:
         Call this before positioning the builder: it may insert before the insertion point."""
         from enzyme_py.ad.shadow import forward_shadow
 
-        out: list[Value] = []
-        # Each lane's shadow goes right after `p`: building the last lane first keeps the
-        # lanes in order in the block.
-        for j in reversed(range(self.width)):
+        out: dict[int, Value] = {}
+        # Each lane's shadow instruction goes right after `p`: building the last lane first
+        # keeps the lanes in order in the block (globals are made in lane order).
+        order = range(self.width)
+        for j in reversed(order) if isinstance(p, I.Instruction) else order:
             lane = self.lanes[j]
-            out.append(forward_shadow(lane, p))  # type: ignore[arg-type]
+            out[j] = forward_shadow(lane, p)  # type: ignore[arg-type]
             if self.width > 1:
                 for v, s in lane.shadows.items():
                     if isinstance(s, I.Instruction) and s.name == names.shadow(v):
                         s.name = f"{names.shadow(v)}{j}"
-        return tuple(reversed(out))
+        return tuple(out[j] for j in order)
 
     # --- the sweep --------------------------------------------------------------------------
 

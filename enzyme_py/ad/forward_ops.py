@@ -31,8 +31,10 @@ from enzyme_py.rules.registry import Linear, lookup, rule_key
 if TYPE_CHECKING:
     from enzyme_py.ad.forward import ForwardTransform
 
+# `analysis.memory` names the deallocation functions (the plain C/C++ ones until it does).
 DEALLOCATION_FUNCTIONS: frozenset[str] = getattr(
     memory, "DEALLOCATION_FUNCTIONS", frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"}))
+
 
 class ForwardContext(MathContextMixin):
     """`RuleContext` for forward mode: primal values are the instruction's own operands.
@@ -55,7 +57,7 @@ class ForwardContext(MathContextMixin):
         return self.inst
 
     def math(self, name: str, *args: Value) -> Value:
-        key = (name, *args)  # values hash by identity
+        key = (name, *args)  # instructions hash by identity, constants by value
         got = self._math.get(key)
         if got is None:
             got = super().math(name, *args)
@@ -107,12 +109,8 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
         _defined_call(tr, call, callee)
         return True
     what = f"@{name}" if name else "an indirect call"
-    if name and name in tr.module.symbols and not tr.module.symbols[name].is_declaration:
-        hint = "only direct calls to functions are supported"
-    else:
-        hint = (f"{what} has no derivative rule and no body; add a rule in "
-                f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
-    raise tr.error(call, hint)
+    raise tr.error(call, f"{what} has no derivative rule and no body; add a rule in "
+                         f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
 
 
 # --- rules -------------------------------------------------------------------------------------
@@ -196,10 +194,10 @@ def _load(tr: ForwardTransform, inst: I.Load) -> None:
 
 def _store(tr: ForwardTransform, inst: I.Store) -> None:
     value, ptr = inst.operands
+    if value.type.is_pointer and tr.activity.touches_shadow(ptr):
+        _store_pointer(tr, inst)
+        return
     if not carries_float(value.type) or not tr.activity.touches_shadow(ptr):
-        if value.type.is_pointer and tr.activity.touches_shadow(ptr) and \
-                tr.activity.touches_shadow(value):
-            raise tr.error(inst, "storing pointers to active memory is not supported yet")
         if isinstance(value.type, T.IntType) and tr.activity.touches_shadow(ptr) and \
                 isinstance(value, I.Load) and tr.activity.touches_shadow(value.pointer):
             raise tr.error(inst, "active memory is copied as integers and nothing in the "
@@ -213,6 +211,24 @@ def _store(tr: ForwardTransform, inst: I.Store) -> None:
     for sp, t in zip(shadows, tangents, strict=True):
         s = b.store(t, sp, inst.align)
         s.flags = inst.flags
+
+
+def _store_pointer(tr: ForwardTransform, inst: I.Store) -> None:
+    """A pointer stored into shadowed memory: its shadow goes to the same place in the
+    shadow, so that loading it back finds the shadow of what it points to."""
+    value, ptr = inst.operands
+    objs = underlying(value)
+    if not objs:
+        return  # null
+    if not objs <= tr.activity.shadowed:
+        if any(o in tr.activity.varied for o in objs):
+            raise tr.error(inst, "stores a pointer to active memory that has no shadow into "
+                                 "shadowed memory")
+        return  # a pointer to inactive memory: its shadow slot is never used
+    values, slots = tr.shadows(value), tr.shadows(ptr)
+    b = tr.b.position_after_def(inst)
+    for v, sp in zip(values, slots, strict=True):
+        b.store(v, sp, inst.align)
 
 
 def _memory_call(tr: ForwardTransform, call: I.Call, name: str) -> None:

@@ -182,7 +182,7 @@ class Tape:
         arr = array()
         idx = b.load(T.I64, state.riv_slot, 8)
         ptr = b.getelementptr(v.type, arr, [idx])
-        return b.load(v.type, ptr, name=v.name)
+        return b.load(v.type, ptr, tape_align(v.type), name=v.name)
 
     def _slot(self, v: I.Instruction) -> I.Instruction:
         slot = self.slot_of.get(v)
@@ -207,7 +207,7 @@ class Tape:
             nbytes = fwd.mul(state.trip_value, ConstantInt(T.I64, size))
             arr = fwd.call(malloc, [nbytes], name=names.cache(v))
             at = Builder().position_after_def(v)
-            at.store(v, _gep(at, v.type, arr, state.iv))
+            at.store(v, _gep(at, v.type, arr, state.iv), tape_align(v.type))
             self.frees.setdefault(pre, []).append(lambda: self.lookup(arr))
             return lambda: self.lookup(arr)
         # Unknown trip count: grow the array (realloc) as the loop runs.
@@ -221,7 +221,7 @@ class Tape:
         after_phis.call(grow, [slot, cap, state.iv, ConstantInt(T.I64, size)])
         store_at = Builder().position_after_def(v)
         arr = store_at.load(T.PTR, slot, 8)
-        store_at.store(v, _gep(store_at, v.type, arr, state.iv))
+        store_at.store(v, _gep(store_at, v.type, arr, state.iv), tape_align(v.type))
         finals: dict[Block, Value] = {}
         for exit_block in lp.exits:
             finals[exit_block] = Builder().position_after_phis(exit_block).load(T.PTR, slot, 8)
@@ -257,6 +257,17 @@ class Tape:
             for get in getters:
                 b.position_before(rb.terminator)
                 b.call(free, [get()])
+
+
+MALLOC_ALIGN = 16  # what malloc/realloc guarantee on the 64-bit targets we support
+
+
+def tape_align(t: T.Type) -> int:
+    """Alignment to promise for tape elements: never more than malloc gives (a `<4 x double>`
+    has ABI alignment 32, and an aligned vector access to 16-byte memory faults)."""
+    from enzyme_py.ir.layout import abi_align
+
+    return min(abi_align(t), MALLOC_ALIGN)
 
 
 def _strictly_encloses(outer: Loop, inner: Loop) -> bool:

@@ -166,6 +166,9 @@ def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str
         raise src.error(fdef, "*args, **kwargs, keyword-only and positional-only parameters "
                         "are not supported", "plain positional parameters")
     names = [p.arg for p in a.args]
+    if a.defaults:
+        raise src.error(fdef, "default parameter values are not supported",
+                        "pass every argument explicitly")
     if len(names) != count:
         raise src.error(fdef, f"{fdef.name}() takes {len(names)} arguments, {count} given")
     return names
@@ -428,10 +431,13 @@ class FunctionCompiler(ExpressionCompiler):
             if not self.terminated():
                 self.b.br(done)
         self.b.position_at_end(done)
+        if not any(done in blk.successors() for blk in self.fn.blocks):
+            self.b.unreachable()  # every branch returned (or broke out): nothing follows
 
     def stmt_While(self, s: ast.While) -> None:
         if s.orelse:
-            raise self.src.error(s, "while ... else is not supported")
+            raise self.src.error(s, "while ... else is not supported",
+                                 "a flag variable set before break")
         head, body, done = (self.new_block("while.cond"), self.new_block("while.body"),
                             self.new_block("while.end"))
         self.b.br(head)
@@ -447,7 +453,8 @@ class FunctionCompiler(ExpressionCompiler):
 
     def stmt_For(self, s: ast.For) -> None:
         if s.orelse:
-            raise self.src.error(s, "for ... else is not supported")
+            raise self.src.error(s, "for ... else is not supported",
+                                 "a flag variable set before break")
         assert isinstance(s.iter, ast.Call) and isinstance(s.target, ast.Name)
         args = s.iter.args
         if not 1 <= len(args) <= 3 or s.iter.keywords:

@@ -76,6 +76,10 @@ class Typer:
 
     def _stmt(self, s: ast.stmt) -> None:
         if isinstance(s, ast.Assign):
+            if _is_shape(s.value) and all(isinstance(t, ast.Tuple) for t in s.targets):
+                for target in s.targets:  # n, m = a.shape
+                    self._target(target, None, s.value)
+                return
             t = self.expr_type(s.value, lenient=True)
             for target in s.targets:
                 self._target(target, t, s.value)
@@ -94,6 +98,10 @@ class Typer:
         elif isinstance(s, (ast.While, ast.If)):
             self._block(s.body)
             self._block(s.orelse)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            raise self.src.error(s, f"nested {'class' if isinstance(s, ast.ClassDef) else 'def'}"
+                                 f" '{s.name}' is not supported",
+                                 "define helper functions at module level")
         elif isinstance(s, ast.Return):
             t = NONE if s.value is None else self.expr_type(s.value, lenient=True)
             if t is None:
@@ -306,7 +314,8 @@ class Typer:
             for a in args[1:]:
                 t = unify(t, a) if isinstance(t, Scalar) and isinstance(a, Scalar) else None
                 if t is None:
-                    raise self.src.error(e, "min/max of arrays is not supported")
+                    raise self.src.error(e, "min/max of arrays is not supported",
+                                         "min/max of numbers; loop over the elements")
             return t
         if fn in B.POW:
             return self._binop_type(ast.Pow(), args[0], args[1], e)
@@ -329,6 +338,12 @@ class Typer:
                 raise self.src.error(e, "np.dot needs two arrays")
             return _dot_type(args[0], args[1], e, self.src)  # type: ignore[arg-type]
         if callable(fn) and hasattr(fn, "__code__"):
+            if e.keywords:
+                raise self.src.error(e, "keyword arguments are not supported in calls",
+                                     "positional arguments: f(x, y)")
+            if any(isinstance(a, Tuple) for a in args):
+                raise self.src.error(e, "tuples cannot be passed to functions",
+                                     "numbers and arrays as arguments")
             t = self.return_type_of(fn, tuple(args))  # type: ignore[arg-type]
             return t
         raise self.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not "

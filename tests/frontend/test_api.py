@@ -190,9 +190,6 @@ def test_vjp_int_arguments_get_none() -> None:
     assert gn is None and type(gw) is float and gx.shape == (3,)
 
 
-@pytest.mark.xfail(strict=True, reason="vjp of a tuple-returning function fails: BackendError "
-                   "'@diffe_two_results: argument 2 ('dret') has LLVM type { double, double }, "
-                   "which cannot be passed from Python'")
 def test_vjp_of_a_tuple_function() -> None:
     primal, pullback = ez.vjp(two_results, 2.0, 0.5)
     assert primal == pytest.approx((1.0, 2.0 + math.exp(0.5)))
@@ -201,9 +198,6 @@ def test_vjp_of_a_tuple_function() -> None:
     assert gy == pytest.approx(2.0 + 2.0 * math.exp(0.5))
 
 
-@pytest.mark.xfail(strict=True, reason="grad of a tuple-returning function should raise 'use "
-                   "vjp for tuples' (api._scalar_return) but the gradient is built first and "
-                   "fails with the BackendError about the { double, double } 'dret' argument")
 def test_grad_of_a_tuple_function_is_refused() -> None:
     with pytest.raises(EnzymePyError, match="use vjp"):
         ez.grad(two_results)(2.0, 0.5)
@@ -375,16 +369,10 @@ def all_branches_return(x):
         return 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="`n, m = a.shape` (the form typing.py's own hint "
-                   "suggests) raises 'a.shape must be indexed or unpacked': Typer._stmt types "
-                   "the right-hand side before _target handles shape unpacking")
 def test_shape_unpacking() -> None:
     assert ez.jit(unpack_shape)(np.ones((2, 3))) == 23.0
 
 
-@pytest.mark.xfail(strict=True, reason="if/elif/else whose every branch returns raises "
-                   "'can reach its end without returning a value' (the unreachable if.end "
-                   "block is still current when the body ends)")
 def test_if_elif_else_all_returning() -> None:
     jf = ez.jit(all_branches_return)
     assert (jf(2.0), jf(-3.0), jf(-0.5)) == (2.0, 3.0, 0.0)

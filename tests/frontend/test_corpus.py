@@ -19,9 +19,6 @@ from enzyme_py.testing import check_grad, check_value, check_vjp, jax_version_of
 from tests.frontend.corpus import CASES, VJP_CASES, WRITER_CASES, Case
 
 ROOT = Path(__file__).resolve().parents[2]
-TUPLE_VJP = ("vjp of a tuple-returning function fails: BackendError '@diffe_f: argument "
-             "'dret' has LLVM type { double, double }, which cannot be passed from Python'")
-
 
 def _params(cases: list[Case], kind: str) -> list:
     seen: dict[str, int] = {}
@@ -91,7 +88,6 @@ def test_grad(case: Case) -> None:
         _grad_body(case)
 
 
-@pytest.mark.xfail(strict=True, reason=TUPLE_VJP)
 @pytest.mark.parametrize("case", _params(VJP_CASES, "grad"))
 def test_vjp_tuple_result(case: Case) -> None:
     check_vjp(case.f, *case.args, rtol=case.rtol)

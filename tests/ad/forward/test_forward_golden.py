@@ -1,0 +1,407 @@
+"""Forward mode: golden structure of `@fwddiffe_f` (FileCheck), signatures for every activity
+and width, and the errors (messages that name function, block and instruction)."""
+
+from __future__ import annotations
+
+import pytest
+
+from enzyme_py.ad.driver import prepare
+from enzyme_py.ad.forward import ForwardOptions, forward_diff, forward_module
+from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import parse
+from tests.filecheck import filecheck
+
+SQUARE = """
+define double @f(double %x) {
+entry:
+  %y = fmul double %x, %x
+  ret double %y
+}
+"""
+
+BRANCH = """
+define void @g(ptr %x, double %s, i64 %n) {
+entry:
+  %c = icmp sgt i64 %n, 0
+  br i1 %c, label %pos, label %neg
+pos:
+  %v = load double, ptr %x
+  %m = fmul double %v, %s
+  br label %join
+neg:
+  %w = load double, ptr %x
+  %m2 = fadd double %w, %s
+  br label %join
+join:
+  %r = phi double [ %m, %pos ], [ %m2, %neg ]
+  store double %r, ptr %x
+  ret void
+}
+"""
+
+PRODUCT_LOOP = """
+define double @prod(ptr %x, i64 %n) {
+entry:
+  br label %head
+head:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %body ]
+  %p = phi double [ 1.0, %entry ], [ %p.next, %body ]
+  %c = icmp slt i64 %i, %n
+  br i1 %c, label %body, label %exit
+body:
+  %px = getelementptr double, ptr %x, i64 %i
+  %v = load double, ptr %px
+  %p.next = fmul double %p, %v
+  %i.next = add nsw i64 %i, 1
+  br label %head
+exit:
+  ret double %p
+}
+"""
+
+
+def _fwd_text(ir: str, fname: str, acts: list[str], opt: int = 0, **kw) -> str:
+    out, name = forward_module(parse(ir), fname, acts, opt_level=opt, **kw)
+    text = str(out)
+    start = text.rindex("define", 0, text.index(f"@{name}("))
+    return text[start:text.index("\n}\n", start) + 3]
+
+
+def test_square_structure() -> None:
+    filecheck(_fwd_text(SQUARE, "f", ["dup"]), """
+; CHECK-LABEL: define { double, double } @fwddiffe_f(double %x, double %x.t) {
+; CHECK-NEXT: entry:
+; CHECK-NEXT:   %y = fmul double %x, %x
+; tangent right after the primal: one product per operand, summed
+; CHECK-NEXT:   [[A:%.*]] = fmul double %x.t, %x
+; CHECK-NEXT:   [[B:%.*]] = fmul double %x.t, %x
+; CHECK-NEXT:   %y.t = fadd double [[A]], [[B]]
+; CHECK:   insertvalue { double, double } {{.*}}, double %y, 0
+; CHECK:   insertvalue { double, double } {{.*}}, double %y.t, 1
+; CHECK:   ret { double, double }
+""")
+
+
+def test_branch_memory_structure() -> None:
+    filecheck(_fwd_text(BRANCH, "g", ["dup", "dup", "const"]), """
+; CHECK-LABEL: define void @fwddiffe_g(ptr %x, ptr %x.shadow, double %s, double %s.t, i64 %n) {
+; CHECK: pos:
+; CHECK-NEXT: %v = load double, ptr %x
+; the tangent of a load from dup memory is loaded from the shadow
+; CHECK-NEXT: %v.t = load double, ptr %x.shadow
+; CHECK: %m.t = fadd double
+; CHECK: neg:
+; CHECK: %m2.t = fadd double %w.t, %s.t
+; CHECK: join:
+; CHECK-NEXT: %r = phi double [ %m, %pos ], [ %m2, %neg ]
+; CHECK-NEXT: %r.t = phi double [ %m.t, %pos ], [ %m2.t, %neg ]
+; the store into dup memory also stores the tangent
+; CHECK-NEXT: store double %r, ptr %x
+; CHECK-NEXT: store double %r.t, ptr %x.shadow
+; CHECK-NEXT: ret void
+""")
+
+
+def test_loop_structure() -> None:
+    filecheck(_fwd_text(PRODUCT_LOOP, "prod", ["dup", "const"]), """
+; CHECK-LABEL: define { double, double } @fwddiffe_prod(ptr %x, ptr %x.shadow, i64 %n) {
+; CHECK: head:
+; CHECK: %p = phi double [ 1.000000e+00, %entry ], [ %p.next, %body ]
+; the constant 1.0 has a zero tangent; the back edge brings the next tangent
+; CHECK-NEXT: %p.t = phi double [ 0.000000e+00, %entry ], [ %p.next.t, %body ]
+; CHECK: body:
+; CHECK: %px.shadow = getelementptr double, ptr %x.shadow, i64 %i
+; CHECK: %v.t = load double, ptr %px.shadow
+; CHECK: %p.next.t = fadd double
+; CHECK-NOT: malloc
+; CHECK: ret { double, double }
+""")
+
+
+def test_width_two_signature_and_lanes() -> None:
+    filecheck(_fwd_text(BRANCH, "g", ["dup", "const", "const"], width=2), """
+; CHECK-LABEL: define void @fwddiffe_g(ptr %x, ptr %x.shadow0, ptr %x.shadow1, double %s, i64 %n) {
+; CHECK: %v.t0 = load double, ptr %x.shadow0
+; CHECK-NEXT: %v.t1 = load double, ptr %x.shadow1
+; CHECK: %m.t0 = fmul double %v.t0, %s
+; CHECK-NEXT: %m.t1 = fmul double %v.t1, %s
+; an identity partial passes the operand's tangent through (no fadd 0.0)
+; CHECK: %r.t0 = phi double [ %m.t0, %pos ], [ %w.t0, %neg ]
+; CHECK: store double %r.t0, ptr %x.shadow0
+; CHECK-NEXT: store double %r.t1, ptr %x.shadow1
+""")
+    filecheck(_fwd_text(SQUARE, "f", ["dup"], width=3), """
+; CHECK-LABEL: define { double, [3 x double] } @fwddiffe_f(double %x, double %x.t0, double %x.t1, double %x.t2)
+; CHECK: %y.t0 = fadd double
+; CHECK: %y.t1 = fadd double
+; CHECK: %y.t2 = fadd double
+; CHECK: insertvalue [3 x double] {{.*}}, double %y.t2, 2
+""")
+
+
+def test_tangent_only_and_const_arguments() -> None:
+    text = _fwd_text(SQUARE, "f", ["dup"], return_primal=False)
+    assert text.startswith("define double @fwddiffe_f(double %x, double %x.t)")
+    text = _fwd_text(SQUARE, "f", ["dup"], return_primal=False, width=2)
+    assert text.startswith("define [2 x double] @fwddiffe_f(double %x, double %x.t0, "
+                           "double %x.t1)")
+    # every input const: the tangent is the constant zero, no arithmetic is built
+    text = _fwd_text(SQUARE, "f", ["const"])
+    assert "fadd" not in text and "double %y, 0" in text and "double 0.000000e+00, 1" in text
+
+
+INACTIVE = """
+declare double @llvm.exp.f64(double)
+
+define double @f(double %x, double %c) {
+entry:
+  %k = fmul double %c, 2.0
+  %e = call double @llvm.exp.f64(double %k)
+  %y = fmul double %x, %e
+  ret double %y
+}
+"""
+
+
+def test_no_code_for_inactive_values() -> None:
+    text = _fwd_text(INACTIVE, "f", ["dup", "const"])
+    assert "%k.t" not in text and "%e.t" not in text
+    filecheck(text, """
+; CHECK: %y = fmul double %x, %e
+; a partial whose operand is inactive contributes nothing: one product, no sum
+; CHECK-NEXT: %y.t = fmul double %x.t, %e
+; CHECK-NOT: fadd
+""")
+
+
+def test_optimized_square_is_arithmetic_only() -> None:
+    text = _fwd_text(SQUARE, "f", ["dup"], opt=2)
+    fn = parse(text).get_function("fwddiffe_f")
+    ops = {i.opcode for i in fn.instructions()}
+    assert ops <= {"fmul", "fadd", "insertvalue", "ret"}, ops
+
+
+def test_name_determinism_and_caller_unchanged() -> None:
+    module = parse(BRANCH)
+    before = str(module)
+    a = _fwd_text(BRANCH, "g", ["dup", "dup", "const"], name="g_tangent")
+    b = _fwd_text(BRANCH, "g", ["dup", "dup", "const"], name="g_tangent")
+    assert a == b and a.startswith("define void @g_tangent(")
+    forward_module(module, "g", ["dup", "dup", "const"])
+    assert str(module) == before
+
+
+def test_same_request_is_reused() -> None:
+    work = prepare(parse(SQUARE))
+    f = work.get_function("f")
+    one = forward_diff(work, f, ["dup"])
+    assert forward_diff(work, f, ["dup"]) is one
+    two = forward_diff(work, f, ["dup"], ForwardOptions(width=2))
+    assert two is not one and two.name == "fwddiffe_f.1"
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def _error(ir: str, fname: str, acts: list[str], **kw) -> str:
+    with pytest.raises(DifferentiationError) as exc:
+        forward_module(parse(ir), fname, acts, **kw)
+    return str(exc.value)
+
+
+def test_out_is_not_a_forward_activity() -> None:
+    msg = _error(SQUARE, "f", ["out"])
+    assert "argument 0 of @f" in msg and "'out'" in msg and "'dup'" in msg
+
+
+def test_dup_integer_and_activity_count() -> None:
+    msg = _error(PRODUCT_LOOP, "prod", ["dup", "dup"])
+    assert "argument 1 of @prod (i64)" in msg and "'const'" in msg
+    msg = _error(PRODUCT_LOOP, "prod", ["dup"])
+    assert "takes 2 arguments" in msg
+
+
+def test_bad_width() -> None:
+    assert "width must be at least 1" in _error(SQUARE, "f", ["dup"], width=0)
+
+
+UNKNOWN_CALL = """
+declare double @mystery(double)
+
+define double @f(double %x) {
+entry:
+  %y = fmul double %x, %x
+  %z = call double @mystery(double %y)
+  ret double %z
+}
+"""
+
+
+def test_call_without_rule_names_the_place() -> None:
+    msg = _error(UNKNOWN_CALL, "f", ["dup"])
+    assert msg.startswith("in @f, block %entry, instruction `%z = call double @mystery")
+    assert "no derivative rule and no body" in msg and "enzyme_py/rules/libm.py" in msg
+
+
+WRITES_UNKNOWN = """
+declare void @sink(ptr)
+
+define double @f(ptr %x) {
+entry:
+  %v = load double, ptr %x
+  call void @sink(ptr %x)
+  ret double %v
+}
+"""
+
+
+def test_unknown_call_touching_active_memory() -> None:
+    msg = _error(WRITES_UNKNOWN, "f", ["dup"])
+    assert "@sink" in msg and "block %entry" in msg
+
+
+ATOMIC = """
+define void @f(ptr %x) {
+entry:
+  %v = load double, ptr %x
+  %w = fmul double %v, %v
+  store double %w, ptr %x
+  %old = atomicrmw fadd ptr %x, double 1.0 seq_cst
+  ret void
+}
+"""
+
+
+def test_atomic_update_of_active_memory() -> None:
+    assert "atomic updates of active memory" in _error(ATOMIC, "f", ["dup"])
+
+
+def test_ir_is_valid_for_llvm() -> None:
+    from enzyme_py.backend import compile_ir
+
+    for ir, f, acts in [(BRANCH, "g", ["dup", "dup", "const"]), (PRODUCT_LOOP, "prod",
+                                                                  ["dup", "const"])]:
+        for width in (1, 3):
+            out, name = forward_module(parse(ir), f, acts, width=width, opt_level=0)
+            assert name in compile_ir(str(out), opt_level=0).functions
+            assert not any(isinstance(i, I.Call) and i.callee_name == "malloc"
+                           for i in out.get_function(name).instructions())
+
+
+RECURSIVE = """
+define double @pw(double %x, i32 %n) {
+entry:
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %done, label %more
+more:
+  %m = sub i32 %n, 1
+  %r = call double @pw(double %x, i32 %m)
+  %p = fmul double %r, %x
+  br label %done
+done:
+  %v = phi double [ 1.0, %entry ], [ %p, %more ]
+  ret double %v
+}
+"""
+
+
+def test_recursive_call_uses_its_own_derivative() -> None:
+    text = _fwd_text(RECURSIVE, "pw", ["dup", "const"])
+    filecheck(text, """
+; CHECK-LABEL: define { double, double } @fwddiffe_pw(double %x, double %x.t, i32 %n)
+; CHECK: [[C:%.*]] = call { double, double } @fwddiffe_pw(double %x, double %x.t, i32 %m)
+; CHECK-NEXT: %r = extractvalue { double, double } [[C]], 0
+; CHECK-NEXT: %r.t = extractvalue { double, double } [[C]], 1
+""")
+    from enzyme_py.backend import compile_ir
+
+    out, name = forward_module(parse(RECURSIVE), "pw", ["dup", "const"])
+    value, tangent = compile_ir(str(out)).function(name)(1.5, 1.0, 5)
+    assert value == 1.5**5 and abs(tangent - 5 * 1.5**4) < 1e-12
+
+
+RECURSIVE_WRITES = """
+define double @acc(double %x, ptr %buf, i32 %n) {
+entry:
+  store double %x, ptr %buf
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %done, label %more
+more:
+  %m = sub i32 %n, 1
+  %r = call double @acc(double %x, ptr %buf, i32 %m)
+  %p = fmul double %r, %x
+  br label %done
+done:
+  %v = phi double [ 1.0, %entry ], [ %p, %more ]
+  ret double %v
+}
+"""
+
+
+def test_recursive_call_writing_memory_without_shadow() -> None:
+    msg = _error(RECURSIVE_WRITES, "acc", ["dup", "const", "const"])
+    assert "in @acc, block %more" in msg and "may write memory through argument 1" in msg
+
+
+GLOBAL = """
+@g = global [4 x double] zeroinitializer
+
+define double @f(double %x) {
+entry:
+  %s = alloca double
+  store double %x, ptr @g
+  %v = load double, ptr @g
+  %y = fmul double %v, %v
+  ret double %y
+}
+"""
+
+
+def _direct(ir: str, fname: str, acts: list[str], **kw) -> str:
+    """Forward mode on IR that is canonical already (no pipeline folds the memory away)."""
+    m = parse(ir)
+    fwd = forward_diff(m, m.get_function(fname), acts, ForwardOptions(**kw))
+    text = str(m)
+    return text[text.rindex("define", 0, text.index(f"@{fwd.name}(")):]
+
+
+def test_global_holding_active_data_gets_a_shadow_global() -> None:
+    text = _direct(GLOBAL, "f", ["dup"], width=2)
+    filecheck(text, """
+; zeroed before anything else runs, one shadow per direction
+; CHECK: alloca:
+; CHECK-NEXT: %s = alloca double
+; CHECK-DAG: call void @llvm.memset.p0.i64(ptr @g.shadow, i8 0, i64 32, i1 false)
+; CHECK-DAG: call void @llvm.memset.p0.i64(ptr @g.shadow.1, i8 0, i64 32, i1 false)
+; CHECK: br label %entry
+; CHECK: entry:
+; CHECK: store double %x.t0, ptr @g.shadow
+; CHECK: store double %x.t1, ptr @g.shadow.1
+; CHECK: %v.t0 = load double, ptr @g.shadow
+; CHECK: %v.t1 = load double, ptr @g.shadow.1
+""")
+
+
+POINTER_STORE = """
+define double @f(ptr %x, ptr %tab, i64 %n) {
+entry:
+  %p = getelementptr double, ptr %x, i64 %n
+  store ptr %p, ptr %tab
+  %q = load ptr, ptr %tab
+  %v = load double, ptr %q
+  %y = fmul double %v, %v
+  ret double %y
+}
+"""
+
+
+def test_pointer_stored_in_memory_carries_its_shadow() -> None:
+    filecheck(_direct(POINTER_STORE, "f", ["dup", "dup", "const"]), """
+; CHECK: %p.shadow = getelementptr double, ptr %x.shadow, i64 %n
+; CHECK: store ptr %p, ptr %tab
+; CHECK-NEXT: store ptr %p.shadow, ptr %tab.shadow
+; CHECK: %q = load ptr, ptr %tab
+; CHECK-NEXT: %q.shadow = load ptr, ptr %tab.shadow
+; CHECK: %v.t = load double, ptr %q.shadow
+""")
