@@ -94,6 +94,7 @@ class ReverseTransform:
         # Registered before it is built: a recursive call inside f calls this very gradient.
         self.final_type = self._gradient_type()
         self.module.derived[key] = (work, self.final_type)
+        self.module.symbols[name] = work  # reserve the name while the body is built
         work.parent = self.module
         self.work = work
         for src_arg, arg in zip(fn.args, work.args, strict=True):
@@ -114,7 +115,7 @@ class ReverseTransform:
                                                        self.registrations.inactive)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
-        self.effects = memory_effects(work)
+        self.effects = memory_effects(work, is_pure_call)
         self.preds = predecessors(work)
         self._make_alloca_block()
         self._make_arguments()
@@ -440,6 +441,15 @@ def adjoint_zero(t: T.Type) -> Value:
     if isinstance(t, (T.StructType, T.IdentifiedStructType)):
         return ConstantAggregate(t, tuple(adjoint_zero(e) for e in T.struct_elements(t)))
     return zero(t)
+
+
+def is_pure_call(name: str) -> bool:
+    """Callees that write no user memory: math functions with derivative rules (libm may set
+    errno, which no derivative depends on) and the known-inactive table."""
+    from enzyme_py.rules.inactive import is_known_inactive
+    from enzyme_py.rules.registry import lookup
+
+    return lookup(name) is not None or is_known_inactive(name)
 
 
 def add_values(b: Builder, a: Value, x: Value) -> Value:

@@ -136,10 +136,18 @@ def _allocation(tr: ReverseTransform, call: I.Call) -> None:
 
 
 def _call_activities(tr: ReverseTransform, call: I.Call) -> list[str]:
+    from enzyme_py.analysis.memory import underlying
+
     acts: list[str] = []
     for a in call.args:
         if a.type.is_pointer:
-            acts.append("dup" if tr.activity.touches_shadow(a) else "const")
+            if tr.activity.touches_shadow(a):
+                acts.append("dup")
+                continue
+            if any(o in tr.activity.varied for o in underlying(a)):
+                raise tr.error(call, "passes a pointer to memory holding active data that has "
+                                     "no shadow here; its derivative would be lost")
+            acts.append("const")
         elif carries_float(a.type) and tr.is_active(a):
             acts.append("out")
         else:
@@ -192,7 +200,9 @@ def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
 
     acts = _call_activities(tr, call)
     if any(a == "dup" for a in acts) or any(a.type.is_pointer for a in call.args):
-        eff = memory_effects(g)
+        from enzyme_py.ad.reverse import is_pure_call
+
+        eff = memory_effects(g, is_pure_call)
         if eff.writes or eff.writes_unknown_call:
             raise tr.error(call, f"@{g.name} writes memory and could not be inlined (is it "
                                  "recursive?); such calls are not supported yet")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.analysis.errors import AnalysisError
-from enzyme_py.analysis.memory import UNKNOWN, MemObject, underlying
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, UNKNOWN, MemObject, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
@@ -121,12 +121,15 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     insts = list(fn.instructions())
     dup_args = {a for a, act in zip(fn.args, arg_activity, strict=True)
                 if act in ("dup", "dupnoneed")}
-    varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls)
-    useful = _useful(insts, fn, return_active, dup_args)
+    objs = alias_classes(insts)
+    varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls, objs)
+    useful = _useful(insts, fn, return_active, dup_args, objs)
     active = frozenset(v for v in varied & useful if carries_float(v.type))
     # Memory objects that both receive varied data and are read on useful paths get shadows.
     shadowed = frozenset(dup_args) | frozenset(
-        o for o in varied & useful if isinstance(o, (I.Alloca, I.Call, GlobalVariable)))
+        o for o in varied & useful
+        if isinstance(o, (I.Alloca, GlobalVariable)) or
+        (isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS))
     # Memory behind a loaded pointer has a shadow when the pointer was loaded from shadowed
     # memory (the shadow pointer sits at the same place in the shadow). The greatest
     # fixpoint: lists (`p = p->next`) load pointers from memory reached the same way.
@@ -146,8 +149,58 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
                     active, shadowed)
 
 
+def alias_classes(insts: list[I.Instruction]):
+    """`objs(p)`: the objects `p` may point into, closed under "reached the same way".
+
+    Two pointers loaded from the same memory lead to the same memory, and a pointer stored
+    into memory is what later loads from that memory give back. Those objects share their
+    activity: a union-find over memory objects, built once per function.
+    """
+    parent: dict[MemObject, MemObject] = {}
+
+    def find(o: MemObject) -> MemObject:
+        while parent.get(o, o) is not o:
+            parent[o] = parent.get(parent[o], parent[o])
+            o = parent[o]
+        return o
+
+    def union(a: MemObject, b: MemObject) -> None:
+        ra, rb = find(a), find(b)
+        if ra is not rb:
+            parent[ra] = rb
+
+    loads = [i for i in insts if isinstance(i, I.Load) and i.type.is_pointer]
+    for k, d in enumerate(loads):
+        src = underlying(d.pointer)
+        for e in loads[k + 1:]:
+            if src & underlying(e.pointer):
+                union(d, e)
+    for inst in insts:
+        if isinstance(inst, I.Store) and inst.value.type.is_pointer:
+            slot = underlying(inst.pointer)
+            for d in loads:
+                if slot & underlying(d.pointer):
+                    for q in underlying(inst.value):
+                        if q is not UNKNOWN:
+                            union(q, d)
+    members: dict[MemObject, set[MemObject]] = {}
+    for o in list(parent):
+        members.setdefault(find(o), set()).add(o)
+
+    def objs(p: Value) -> frozenset[MemObject]:
+        base = underlying(p)
+        if not members:
+            return base
+        out = set(base)
+        for o in base:
+            out |= members.get(find(o), set())
+        return frozenset(out)
+
+    return objs
+
+
 def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
-            dup_args: set[Argument], inactive_calls) -> set[Value]:
+            dup_args: set[Argument], inactive_calls, objs) -> set[Value]:
     """Values (and memory objects) that depend on an active input; a fixpoint."""
     varied: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
                           if act == "out"}
@@ -159,18 +212,23 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
             new: list[Value] = []
             if isinstance(inst, I.Load):
                 if (carries_float(inst.type) or inst.type.is_pointer) and \
-                        _objects_varied(underlying(inst.pointer), varied):
+                        _objects_varied(objs(inst.pointer), varied):
                     new.append(inst)  # a float value, or (pointer) the memory it leads to
             elif isinstance(inst, I.Store):
                 v = inst.value
                 if v in varied or (v.type.is_pointer and
-                                   _objects_varied(underlying(v), varied)):
-                    new.extend(o for o in underlying(inst.pointer) if o is not UNKNOWN)
+                                   _objects_varied(objs(v), varied)):
+                    new.extend(o for o in objs(inst.pointer) if o is not UNKNOWN)
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
-                if _objects_varied(underlying(inst.operands[1]), varied):
-                    new.extend(o for o in underlying(inst.operands[0]) if o is not UNKNOWN)
+                if _objects_varied(objs(inst.operands[1]), varied):
+                    new.extend(o for o in objs(inst.operands[0]) if o is not UNKNOWN)
             elif isinstance(inst, I.Call) and inst.callee_name in inactive_calls:
                 pass  # declared inactive: its result carries no derivative
+            elif isinstance(inst, I.Call) and carries_float(inst.type):
+                # the callee may read active data through a pointer argument
+                if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
+                       for a in inst.args):
+                    new.append(inst)
             elif carries_float(inst.type) and any(op in varied for op in inst.operands):
                 new.append(inst)
             for v in new:
@@ -185,7 +243,7 @@ def _objects_varied(objs: frozenset[MemObject], varied: set[Value]) -> bool:
 
 
 def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
-            dup_args: set[Argument]) -> set[Value]:
+            dup_args: set[Argument], objs) -> set[Value]:
     """Values (and memory objects) that can influence an active output; a fixpoint."""
     useful: set[Value] = set(dup_args)
     if return_active:
@@ -198,21 +256,24 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
         for inst in reversed(insts):
             new: list[Value] = []
             if isinstance(inst, I.Store):
-                if _objects_varied(underlying(inst.pointer), useful):
+                if _objects_varied(objs(inst.pointer), useful):
                     new.append(inst.value)
                     if inst.value.type.is_pointer:  # what it points to is reachable output
-                        new.extend(o for o in underlying(inst.value) if o is not UNKNOWN)
+                        new.extend(o for o in objs(inst.value) if o is not UNKNOWN)
             elif isinstance(inst, I.Load) and inst.type.is_pointer:
-                if _objects_varied(underlying(inst.pointer), useful):
+                if _objects_varied(objs(inst.pointer), useful):
                     new.append(inst)  # memory reached through output memory is output too
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
-                if _objects_varied(underlying(inst.operands[0]), useful):
-                    new.extend(o for o in underlying(inst.operands[1]) if o is not UNKNOWN)
+                if _objects_varied(objs(inst.operands[0]), useful):
+                    new.extend(o for o in objs(inst.operands[1]) if o is not UNKNOWN)
             elif inst in useful:
                 if isinstance(inst, I.Load):
-                    new.extend(o for o in underlying(inst.pointer) if o is not UNKNOWN)
+                    new.extend(o for o in objs(inst.pointer) if o is not UNKNOWN)
                 elif isinstance(inst, I.Call):
                     new.extend(a for a in inst.args if carries_float(a.type))
+                    for a in inst.args:  # the callee may read its result from this memory
+                        if a.type.is_pointer:
+                            new.extend(o for o in objs(a) if o is not UNKNOWN)
                 else:
                     new.extend(op for op in inst.operands if carries_float(op.type))
             for v in new:

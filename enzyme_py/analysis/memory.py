@@ -12,6 +12,7 @@ would give a wrong gradient, a wrong "may alias" only costs a cached value.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from enzyme_py.ir import instructions as I
@@ -122,9 +123,17 @@ class MemoryEffects:
         return any(may_alias(objs, w) for _, w in self.writes)
 
 
-def memory_effects(fn: Function, pure_calls: frozenset[str] = frozenset()) -> MemoryEffects:
-    """Writes of `fn`: stores, atomics, mem intrinsics, and calls not known to be pure."""
+def memory_effects(fn: Function, is_pure: Callable[[str], bool] = lambda name: False,
+                   _visiting: set[str] | None = None) -> MemoryEffects:
+    """Writes of `fn`: stores, atomics, mem intrinsics, the writes of defined callees
+    (`is_pure(name)` says which declared callees never write user memory: math functions
+    that only set errno, say)
+    (followed transitively; a recursive call adds nothing new), and calls not known to be
+    pure. A callee's writes through its parameters are counted as writes to the objects
+    passed at the call."""
     eff = MemoryEffects()
+    visiting = _visiting if _visiting is not None else set()
+    visiting.add(fn.name or "")
     for inst in fn.instructions():
         if isinstance(inst, I.Store):
             eff.writes.append((inst, underlying(inst.pointer)))
@@ -134,7 +143,7 @@ def memory_effects(fn: Function, pure_calls: frozenset[str] = frozenset()) -> Me
             name = inst.callee_name or ""
             if name.startswith(("llvm.memcpy", "llvm.memmove", "llvm.memset")):
                 eff.writes.append((inst, underlying(inst.args[0])))
-            elif name in pure_calls or name in NON_WRITING_CALLS or name.startswith(
+            elif is_pure(name) or name in NON_WRITING_CALLS or name.startswith(
                     ("llvm.lifetime", "llvm.assume", "llvm.dbg", "llvm.experimental.noalias")):
                 continue
             elif name in ALLOCATION_FUNCTIONS:
@@ -143,9 +152,43 @@ def memory_effects(fn: Function, pure_calls: frozenset[str] = frozenset()) -> Me
                 eff.writes.append((inst, underlying(inst.args[0])))
             elif _readonly_call(inst):
                 continue
+            elif isinstance(inst.callee, Function) and not inst.callee.is_declaration:
+                if inst.callee.name in visiting:
+                    # recursion: its writes are being collected; pointer arguments may be
+                    # written through, as in any call
+                    if _callee_may_write(inst.callee):
+                        for a in inst.args:
+                            if a.type.is_pointer:
+                                eff.writes.append((inst, underlying(a)))
+                    continue
+                sub = memory_effects(inst.callee, is_pure, visiting)
+                if sub.writes_unknown_call:
+                    eff.writes_unknown_call = True
+                if sub.writes:
+                    # map callee writes to what this call passes (conservatively: every
+                    # pointer argument, and anything the callee writes besides its arguments)
+                    for a in inst.args:
+                        if a.type.is_pointer:
+                            eff.writes.append((inst, underlying(a)))
+                    for w_inst, objs in sub.writes:
+                        if any(not isinstance(o, Argument) for o in objs):
+                            eff.writes.append((w_inst, frozenset(
+                                o for o in objs if not isinstance(o, Argument))))
             else:
                 eff.writes_unknown_call = True
     return eff
+
+
+def _callee_may_write(fn: Function) -> bool:
+    """Does `fn` itself contain a write (store, atomic, mem intrinsic, unknown call)?"""
+    for inst in fn.instructions():
+        if isinstance(inst, (I.Store, I.AtomicRMW, I.CmpXchg)):
+            return True
+        if isinstance(inst, I.Call):
+            name = inst.callee_name or ""
+            if name.startswith(("llvm.memcpy", "llvm.memmove", "llvm.memset")):
+                return True
+    return False
 
 
 def _readonly_call(call: I.Call) -> bool:

@@ -341,7 +341,10 @@ done:
 
 def test_recursive_call_writing_memory_without_shadow() -> None:
     msg = _error(RECURSIVE_WRITES, "acc", ["dup", "const", "const"])
-    assert "in @acc, block %more" in msg and "may write memory through argument 1" in msg
+    # Caught by the activity analysis (the active value stored into memory that has no
+    # shadow) or, in forward mode, at the recursive call that may write through it.
+    assert "@acc" in msg and ("may write memory through argument 1" in msg
+                              or "derivative would be lost" in msg)
 
 
 GLOBAL = """

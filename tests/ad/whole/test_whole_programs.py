@@ -77,15 +77,6 @@ _TAPE = ("returns ptr; only f's result (void) or void is supported (no tape)")
 
 # What the tool does not handle today: (stem, opt) -> reason; opt None means both levels.
 XFAIL: dict[tuple[str, str | None], str] = {
-    ("recursion_tail", None):
-        "transform error in @loss at `call double @rsum(...)`: '@rsum " + _RECURSIVE
-        + "' (rsum only reads memory; -O2 does not turn it into a loop before the call site)",
-    ("recursion_mutual", None):
-        "transform error in @ping at `call double @ping(...)` (ping -> pong -> ping after "
-        "inlining pong): '@ping " + _RECURSIVE + "' (ping only reads memory)",
-    ("recursion_divide_conquer", None):
-        "transform error in @dc at `call double @dc(ptr, i32)`: '@dc " + _RECURSIVE
-        + "' (two recursive calls on array halves; dc only reads memory)",
     ("recursion_heap_tree", None):
         "transform error in @loss at `call ptr @build(...)`: '@build " + _RECURSIVE
         + "' (recursive construction of a malloc'd binary tree)",
