@@ -4,8 +4,9 @@
   makes reverse mode call `f_rev` instead of differentiating `f`. `f_rev` takes `f`'s arguments
   (each `dup` pointer followed by its shadow), then the seed when `f` returns a float, and
   returns the adjoints of `f`'s float arguments (a struct for several). The forward sweep calls
-  `f` itself (an augmented function returning a tape is not supported: `f_aug` is only
-  accepted when it returns `f`'s result or nothing).
+  `f` itself, except in Enzyme's tape form: when `f` returns void and `f_aug` returns a pointer,
+  the forward sweep calls `f_aug` (arguments with shadows, as for `f_rev`) instead of `f`, and
+  `f_rev` receives that tape pointer as its last argument.
 - `void *__enzyme_inactivefn[] = {(void *)g, ...};` (any global whose name starts with
   `__enzyme_inactivefn`) marks functions whose calls carry no derivative.
 
@@ -75,11 +76,13 @@ def find_registrations(module: Module) -> Registrations:
             if rev.is_declaration:
                 raise DifferentiationError(f"@{name}: the reverse function @{rev.name} has no "
                                            "body in this module")
-            if aug is not None and not (aug.return_type.is_void or
+            tape_form = aug is not None and aug.return_type.is_pointer and \
+                f.return_type.is_void
+            if aug is not None and not (aug.return_type.is_void or tape_form or
                                         aug.return_type == f.return_type):
                 raise DifferentiationError(
                     f"@{name}: the augmented function @{aug.name} returns "
-                    f"{aug.return_type}; only f's result ({f.return_type}) or void is "
-                    "supported (no tape)")
+                    f"{aug.return_type}; supported: f's result ({f.return_type}), void, or a "
+                    "tape pointer when f returns void")
             reg.custom[f.name or ""] = CustomGradient(f, aug, rev, name)
     return reg

@@ -156,7 +156,8 @@ def _call_activities(tr: ReverseTransform, call: I.Call) -> list[str]:
 
 
 def _call_gradient(tr: ReverseTransform, call: I.Call, acts: list[str], grad: Function,
-                   grad_type: T.FunctionType, with_seed: bool) -> None:
+                   grad_type: T.FunctionType, with_seed: bool,
+                   tape: Value | None = None) -> None:
     """Call a gradient (generated or the user's) and add what it returns to the arguments."""
     b = tr.b
     args: list[Value] = []
@@ -166,6 +167,8 @@ def _call_gradient(tr: ReverseTransform, call: I.Call, acts: list[str], grad: Fu
             args.append(tr.reverse_shadow(a))
     if with_seed:
         args.append(tr.take_adjoint(call) if tr.is_active(call) else zero(call.type))
+    if tape is not None:
+        args.append(tr.tape.lookup(tape))
     if len(args) != len(grad_type.params):
         raise tr.error(call, f"@{grad.name} takes {len(grad_type.params)} arguments, but the "
                              f"call needs {len(args)} (each dup pointer is followed by its "
@@ -189,7 +192,25 @@ def _custom_call(tr: ReverseTransform, call: I.Call, custom) -> None:
     # float arguments are `out` whether or not they are active here.
     acts = ["out" if a.type.is_float else act for a, act in zip(call.args, acts, strict=True)]
     with_seed = carries_float(call.type)
-    _call_gradient(tr, call, acts, custom.reverse, custom.reverse.function_type, with_seed)
+    tape: Value | None = None
+    aug = custom.augmented
+    if aug is not None and aug.return_type.is_pointer and call.type.is_void:
+        # Enzyme's tape form: the augmented function replaces the call in the forward sweep.
+        args: list[Value] = []
+        for a, act in zip(call.args, acts, strict=True):
+            args.append(a)
+            if act == "dup":
+                args.append(tr.forward_shadow(a))  # may insert code before the call
+        at = Builder().position_before(call)
+        if len(args) != len(aug.function_type.params):
+            raise tr.error(call, f"@{aug.name} takes {len(aug.function_type.params)} "
+                                 f"arguments, but the call needs {len(args)} (each dup pointer "
+                                 "is followed by its shadow)")
+        tape = at.call(aug, args, name="tape")
+        assert call.parent is not None
+        call.parent.remove(call)
+    _call_gradient(tr, call, acts, custom.reverse, custom.reverse.function_type, with_seed,
+                   tape)
 
 
 def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:

@@ -224,6 +224,16 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
                     new.extend(o for o in objs(inst.operands[0]) if o is not UNKNOWN)
             elif isinstance(inst, I.Call) and inst.callee_name in inactive_calls:
                 pass  # declared inactive: its result carries no derivative
+            elif isinstance(inst, I.Call) and _writes_through_args(inst):
+                # a defined callee (not inlined) may move active data between its arguments
+                if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
+                       for a in inst.args):
+                    if carries_float(inst.type):
+                        new.append(inst)
+                    written = _written_params(inst.callee)  # type: ignore[arg-type]
+                    for k, a in enumerate(inst.args):
+                        if a.type.is_pointer and k in written:
+                            new.extend(o for o in objs(a) if o is not UNKNOWN)
             elif isinstance(inst, I.Call) and carries_float(inst.type):
                 # the callee may read active data through a pointer argument
                 if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
@@ -236,6 +246,34 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
                     varied.add(v)
                     changed = True
     return varied
+
+
+def _writes_through_args(call: I.Call) -> bool:
+    """A call to a function with a body that takes pointers (it may write through them)."""
+    callee = call.callee
+    return isinstance(callee, Function) and not callee.is_declaration and \
+        any(a.type.is_pointer for a in call.args)
+
+
+def _written_params(fn: Function) -> set[int]:
+    """Indices of `fn`'s pointer parameters it may write through (or all, when it calls
+    something unknown)."""
+    from enzyme_py.analysis.memory import memory_effects
+    from enzyme_py.rules.inactive import is_known_inactive
+    from enzyme_py.rules.registry import lookup
+
+    # math functions (they may set errno) and inactive helpers write no user memory
+    eff = memory_effects(fn, lambda name: lookup(name) is not None or is_known_inactive(name))
+    if eff.writes_unknown_call:
+        return {a.index for a in fn.args if a.type.is_pointer}
+    out: set[int] = set()
+    for _, objs in eff.writes:
+        for o in objs:
+            if isinstance(o, Argument) and o.parent is fn:
+                out.add(o.index)
+            elif o is UNKNOWN or isinstance(o, I.Load):
+                out |= {a.index for a in fn.args if a.type.is_pointer}
+    return out
 
 
 def _objects_varied(objs: frozenset[MemObject], varied: set[Value]) -> bool:
@@ -255,6 +293,11 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
         changed = False
         for inst in reversed(insts):
             new: list[Value] = []
+            if isinstance(inst, I.Call) and _writes_through_args(inst) and inst not in useful:
+                written = _written_params(inst.callee)  # type: ignore[arg-type]
+                if any(a.type.is_pointer and k in written and _objects_varied(objs(a), useful)
+                       for k, a in enumerate(inst.args)):
+                    new.append(inst)  # it writes into memory that matters
             if isinstance(inst, I.Store):
                 if _objects_varied(objs(inst.pointer), useful):
                     new.append(inst.value)
