@@ -14,6 +14,7 @@ the marker globals are defined in the output module so it links with plain clang
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
@@ -40,9 +41,19 @@ class CallPlan:
     result_ptr: Value | None  # sret destination of the adjoints, if the C ABI used one
 
 
+def is_marker_function(name: str | None, marker: str) -> bool:
+    """`__enzyme_autodiff`, `__enzyme_autodiff1`..., or a C++ declaration of it (a template
+    or overload, whose mangled name is `_Z<len>__enzyme_autodiff...`)."""
+    if not name:
+        return False
+    if name.startswith(marker):
+        return True
+    return name.startswith("_Z") and re.match(r"_Z(?:L)?\d+" + marker, name) is not None
+
+
 def autodiff_calls(module: Module) -> list[I.Call]:
     return [inst for fn in module.functions for inst in fn.instructions()
-            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(AUTODIFF)]
+            if isinstance(inst, I.Call) and is_marker_function(inst.callee_name, AUTODIFF)]
 
 
 def lower_autodiff_calls(module: Module) -> list[str]:

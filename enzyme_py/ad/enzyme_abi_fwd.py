@@ -32,6 +32,7 @@ from enzyme_py.ad.enzyme_abi import (
     _pack,
     _struct_named,
     define_markers,
+    is_marker_function,
 )
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
 from enzyme_py.analysis.activity import carries_float
@@ -59,7 +60,7 @@ class FwdCallPlan:
 
 def fwddiff_calls(module: Module) -> list[I.Call]:
     return [inst for fn in module.functions for inst in fn.instructions()
-            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(FWDDIFF)]
+            if isinstance(inst, I.Call) and is_marker_function(inst.callee_name, FWDDIFF)]
 
 
 def fwddiff_targets(module: Module) -> list[str]:

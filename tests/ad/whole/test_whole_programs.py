@@ -109,11 +109,6 @@ XFAIL: dict[tuple[str, str | None], str] = {
     ("stl_algorithms", "-O0"):
         "transform error in @_Z4lossPKdS0_i at `%4 = alloca double, align 8`: 'this stack "
         "memory holds active data but has no shadow' (-O0 only; -O2 passes)",
-    ("enzyme_template_decl", None):
-        "the call is not lowered: __enzyme_autodiff declared as a C++ template (Enzyme's C++ "
-        "examples) has a mangled name (_Z17__enzyme_autodiffIdJPFddEdEET_DpT0_); the "
-        "transform leaves it and linking fails with 'undefined reference to `double "
-        "__enzyme_autodiff<double, double (*)(double), double>(double (*)(double), double)'",
 }
 
 _KNOWN = {p.stem for p in PROGRAMS}
