@@ -38,6 +38,7 @@ from enzyme_py.calling import (
     arg_types,
     convert_result,
     error_record,
+    make_grad_stub,
     make_stub,
     overlapping_arrays,
 )
@@ -372,12 +373,27 @@ class GradFunction:
         self.argnums = argnums
         self.with_value = with_value
         self._grads = _GradCache(f, options or Options())
+        self._stubs: dict[Any, Any] = {}
 
     def __call__(self, *args: Any) -> Any:
+        stub = self._stubs.get(tuple(map(arg_key, args)))
+        if stub is not None:
+            try:
+                return stub(*args)
+            except _Overlap:
+                pass
+        return self._general(args)
+
+    def _general(self, args: Sequence[Any]) -> Any:
         name = self.pyfunc.__name__
         nums = _norm_argnums(self.argnums, len(args), name)
         active = tuple(i in nums for i in range(len(args)))
         g = self._grads.get(args, active, self.with_value, require_scalar=True)
+        if not self.with_value:
+            alias = len(args) > 1 and overlapping_arrays(args)
+            stub = make_grad_stub(g, nums, isinstance(self.argnums, int), not alias, name)
+            if stub is not None and not alias:
+                self._stubs[tuple(map(arg_key, args))] = stub
         _scalar_return(g, name)
         shadows = {i: np.zeros_like(v) for i, (v, act) in enumerate(zip(args, g.activities,
                                                                          strict=True))

@@ -156,8 +156,8 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
             else:
                 lines.append(f"    s{k} = {a}.shape")
                 call.extend(f"s{k}[{d}]" for d in range(t.ndim))
-        else:
-            call.append(a)
+        else:  # numpy scalars (np.float32 ...) become Python numbers ctypes accepts
+            call.append(f"float({a})" if t.is_float else f"int({a})")
     if noalias and len(arrays) > 1:
         for k in arrays:
             lines.append(f"    e{k} = p{k} + a{k}.nbytes")
@@ -196,3 +196,58 @@ def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
         return convert_result(ret, r)
 
     return stub
+
+
+def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool,
+                   fname: str) -> Any | None:
+    """A generated caller for `grad(f)` (the common case: gradients only, at most one `out`
+    scalar, no struct result); None when the gradient needs the general path."""
+    from enzyme_py.backend import _DATA_OFFSET
+
+    native = g.native
+    outs = [i for i, act in enumerate(g.activities) if act == "out"]
+    if native._out_type is not None or _DATA_OFFSET is None or len(outs) > 1 or \
+            g.return_primal:
+        return None
+    names = [f"a{k}" for k in range(len(g.types))]
+    lines = [f"def stub({', '.join(names)}):"]
+    call: list[str] = []
+    arrays: list[int] = []
+    for k, (t, act) in enumerate(zip(g.types, g.activities, strict=True)):
+        a = names[k]
+        if isinstance(t, Array):
+            arrays.append(k)
+            lines.append(f"    if not {a}.flags.c_contiguous: bad({k})")
+            lines.append(f"    p{k} = read(id({a}) + OFF).value")
+            call.append(f"p{k}")
+            if act == "dup":
+                lines.append(f"    s{k} = zeros_like({a})")
+                call.append(f"read(id(s{k}) + OFF).value")
+            call.extend([f"len({a})"] if t.ndim == 1 else
+                        [f"{a}.shape[{d}]" for d in range(t.ndim)])
+        else:
+            call.append(f"float({a})" if t.is_float else f"int({a})")
+    if noalias and len(arrays) > 1:
+        for k in arrays:
+            lines.append(f"    e{k} = p{k} + a{k}.nbytes")
+        for i, k in enumerate(arrays):
+            for m in arrays[i + 1:]:
+                lines.append(f"    if p{k} < e{m} and p{m} < e{k}: raise Overlap")
+    if g.seeded:
+        call.append("1.0")
+    lines.append(f"    r = cfunc({', '.join(call)})")
+    if g.errors is not None:
+        lines.append("    if err[0]: errors.check()")
+    results = ["r" if i in outs else f"s{i}" for i in nums]
+    lines.append(f"    return {results[0]}" if single else f"    return ({', '.join(results)},)")
+
+    def bad(k: int) -> None:
+        raise CallError(f"{fname}(): argument {k} is not C-contiguous; pass "
+                        "np.ascontiguousarray(...)")
+
+    env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
+           "cfunc": native._cfunc, "bad": bad, "Overlap": _Overlap, "errors": g.errors,
+           "err": g.errors._words if g.errors is not None else None,
+           "zeros_like": np.zeros_like}
+    exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
+    return env["stub"]
