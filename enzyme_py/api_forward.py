@@ -1,0 +1,154 @@
+"""Forward-mode entry points: `jvp`, and Hessians by forward-over-reverse (`hvp`, `hessian`).
+
+`hessian` applies the forward transform to the reverse gradient's IR (the two transforms
+compose). Invariants: inputs are never modified (arrays are copied before native code runs);
+results follow JAX's conventions (`jax.jvp`, `jax.hessian` for one argument).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from enzyme_py import backend
+from enzyme_py.api import Options, _build, _params
+from enzyme_py.calling import arg_types, convert_result
+from enzyme_py.errors import CallError, EnzymePyError
+from enzyme_py.frontend import Array, Scalar
+from enzyme_py.passes import OptLevel
+
+__all__ = ["hessian", "hvp", "jvp"]
+
+
+def _forward_native(f: Callable, args: Sequence[Any], with_gradient: bool) -> tuple[Any, Any]:
+    """Compile `fwddiffe` of f (or of f's gradient when `with_gradient`)."""
+    from enzyme_py.ad.driver import gradient_module
+    from enzyme_py.ad.forward import forward_module
+
+    name = getattr(f, "__name__", "f")
+    types = arg_types(name, _params(f), args)
+    module, compiled, session = _build(f, types, Options(), True)
+    module = OptLevel(2).run(module)
+    rt = compiled.return_type
+    if not (isinstance(rt, Scalar) and rt.is_float):
+        raise EnzymePyError(f"{name}() must return one float here; it returns {rt}")
+    fname = compiled.function.name or ""
+    flat_fwd: list[str] = []
+    for t in types:
+        if isinstance(t, Array):
+            if not t.elem.is_float:
+                raise EnzymePyError(f"{name}(): integer arrays have no tangents")
+            flat_fwd += ["dup"] + ["const"] * t.ndim
+        else:
+            flat_fwd.append("dup" if t.is_float else "const")
+    if with_gradient:
+        rev_acts = []
+        for t in types:
+            if isinstance(t, Array):
+                rev_acts += ["dup"] + ["const"] * t.ndim
+            else:
+                rev_acts.append("out" if t.is_float else "const")
+        module, fname = gradient_module(module, fname, rev_acts, True, opt_level=2)
+        grad_fn = module.get_function(fname)
+        # forward activities of the gradient's own parameters: its primal arguments and the
+        # shadows (dup, their tangents are the second-order directions), the seed const
+        flat_fwd = []
+        for t in types:
+            if isinstance(t, Array):
+                flat_fwd += ["dup", "dup"] + ["const"] * t.ndim
+            else:
+                flat_fwd.append("dup" if t.is_float else "const")
+        flat_fwd.append("const")  # the seed
+        if len(flat_fwd) != len(grad_fn.args):
+            raise EnzymePyError("internal error: the gradient's signature is unexpected")
+    out, dname = forward_module(module, fname, flat_fwd, opt_level=0, return_primal=True)
+    jm = backend.compile_ir(str(out), opt_level=2)
+    return jm.function(dname), types
+
+
+def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[float, float]:
+    """`(f(*primals), directional derivative along tangents)`, like `jax.jvp`.
+
+    Example::
+
+        value, slope = jvp(f, (x, 2.0), (dx, 1.0))
+    """
+    if len(primals) != len(tangents):
+        raise CallError("jvp: primals and tangents must have the same length")
+    native, types = _forward_native(f, primals, with_gradient=False)
+    flat: list[Any] = []
+    for t, v, dv in zip(types, primals, tangents, strict=True):
+        if isinstance(t, Array):
+            dv = np.ascontiguousarray(dv, dtype=v.dtype)
+            if dv.shape != v.shape:
+                raise CallError("jvp: each tangent must have its primal's shape")
+            flat += [np.array(v), dv.copy(), *v.shape]
+        elif t.is_float:
+            flat += [float(v), float(dv)]
+        else:
+            flat.append(v)
+    r = native(*flat)
+    return convert_result(Scalar("f64"), r[0]), float(r[1])
+
+
+def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    """Hessian-vector product of scalar `f` at `primals` along `tangents` (forward-over-
+    reverse); returns one array/float per argument, like `jax.jvp(jax.grad(f), ...)[1]`."""
+    native, types = _forward_native(f, primals, with_gradient=True)
+    flat: list[Any] = []
+    second: list[Any] = []
+    for t, v, dv in zip(types, primals, tangents, strict=True):
+        if isinstance(t, Array):
+            shadow_t = np.zeros_like(v)
+            flat += [np.array(v), np.ascontiguousarray(dv, dtype=v.dtype).copy(),
+                     np.zeros_like(v), shadow_t, *v.shape]
+            second.append(shadow_t)
+        elif t.is_float:
+            flat += [float(v), float(dv)]
+            second.append(None)
+        else:
+            flat.append(v)
+            second.append(None)
+    flat.append(1.0)
+    r = native(*flat)
+    # the result: { primal gradient outs..., tangent of those outs... } for float arguments
+    outs = [t for t in types if isinstance(t, Scalar) and t.is_float]
+    tangent_outs: list[Any] = []
+    if outs:  # the gradient returns the float arguments' adjoints: { primal, tangent }
+        tangent_outs = list(r[1]) if isinstance(r[1], tuple) else [r[1]]
+    result, k = [], 0
+    for t, s in zip(types, second, strict=True):
+        if isinstance(t, Array):
+            result.append(s)
+        elif t.is_float:
+            result.append(float(tangent_outs[k]))
+            k += 1
+        else:
+            result.append(None)
+    return tuple(result)
+
+
+def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
+    """The Hessian of scalar `f` with respect to the array (or float) argument `argnum`, as
+    columns of Hessian-vector products (forward-over-reverse)."""
+
+    def h(*args: Any) -> Any:
+        x = args[argnum]
+        base = [np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0 for a in args]
+        if not isinstance(x, np.ndarray):
+            tangents = list(base)
+            tangents[argnum] = 1.0
+            return hvp(f, args, tangents)[argnum]
+        n = x.size
+        out = np.empty((n, n), dtype=x.dtype)
+        for j in range(n):
+            tangents = list(base)
+            e = np.zeros_like(x)
+            e.flat[j] = 1.0
+            tangents[argnum] = e
+            out[:, j] = np.asarray(hvp(f, args, tangents)[argnum]).ravel()
+        return out.reshape(x.shape + x.shape)
+
+    return h

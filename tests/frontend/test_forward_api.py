@@ -1,0 +1,89 @@
+"""jvp, hvp and hessian (forward-over-reverse) against JAX on the same Python functions."""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+from enzyme_py.testing import jax_version_of
+
+jax.config.update("jax_enable_x64", True)
+
+
+def weighted(x, a):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += a * math.sin(x[i]) * x[i] * x[i]
+    return s
+
+
+def branchy_inplace(x):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = x[i] * x[i]
+    s = 0.0
+    for _ in range(3):
+        for i in range(x.shape[0]):
+            if y[i] > 0.5:
+                y[i] = math.sin(y[i]) * y[i]
+            else:
+                y[i] = y[i] * 1.5
+            s += y[i]
+    return s
+
+
+def rosen(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s += 100.0 * (x[i + 1] - x[i] * x[i]) ** 2 + (1.0 - x[i]) ** 2
+    return s
+
+
+def smooth_max(x):
+    m = x[0]
+    for i in range(x.shape[0]):
+        m = max(m, x[i])
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += math.exp(x[i] - m)
+    return m + math.log(s)
+
+
+X = np.array([0.3, 0.9, 1.1, -0.4])
+
+
+@pytest.mark.parametrize("f", [branchy_inplace, rosen, smooth_max], ids=lambda f: f.__name__)
+def test_hessian_matches_jax(f) -> None:
+    ours = ez.hessian(f)(X)
+    ref = np.asarray(jax.hessian(jax_version_of(f))(X))
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9)
+
+
+def test_hessian_of_two_argument_function_and_jvp() -> None:
+    h = ez.hessian(weighted)(X[:3], 2.0)
+    ref = np.asarray(jax.hessian(jax_version_of(weighted))(X[:3], 2.0))
+    np.testing.assert_allclose(h, ref, rtol=1e-10)
+    v = np.array([1.0, -2.0, 0.5])
+    value, tangent = ez.jvp(weighted, (X[:3], 2.0), (v, 0.3))
+    rv, rt = jax.jvp(jax_version_of(weighted), (X[:3], 2.0), (v, 0.3))
+    assert value == pytest.approx(float(rv), rel=1e-12)
+    assert tangent == pytest.approx(float(rt), rel=1e-10)
+
+
+def test_hvp_matches_jvp_of_grad() -> None:
+    v = np.array([0.2, -1.0, 0.4, 0.1])
+    (ours,) = ez.hvp(rosen, (X,), (v,))
+    g = jax.grad(jax_version_of(rosen))
+    ref = np.asarray(jax.jvp(g, (X,), (v,))[1])
+    np.testing.assert_allclose(ours, ref, rtol=1e-10)
+
+
+def test_inputs_are_not_modified() -> None:
+    x = X.copy()
+    ez.hessian(branchy_inplace)(x)
+    ez.jvp(rosen, (x,), (np.ones(4),))
+    assert np.array_equal(x, X)
