@@ -14,7 +14,7 @@ import numpy as np
 
 from enzyme_py import backend
 from enzyme_py.api import Options, _build, _params
-from enzyme_py.calling import arg_types, convert_result
+from enzyme_py.calling import arg_key, arg_types, convert_result
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Scalar
 from enzyme_py.passes import OptLevel
@@ -22,8 +22,20 @@ from enzyme_py.passes import OptLevel
 __all__ = ["hessian", "hvp", "jvp"]
 
 
+_COMPILED: dict[tuple, tuple[Any, Any]] = {}
+
+
 def _forward_native(f: Callable, args: Sequence[Any], with_gradient: bool) -> tuple[Any, Any]:
-    """Compile `fwddiffe` of f (or of f's gradient when `with_gradient`)."""
+    """`fwddiffe` of f (or of f's gradient when `with_gradient`), compiled once per argument
+    signature (a Hessian calls it once per column)."""
+    key = (f, tuple(map(arg_key, args)), with_gradient)
+    got = _COMPILED.get(key)
+    if got is None:
+        got = _COMPILED[key] = _compile_forward(f, args, with_gradient)
+    return got
+
+
+def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> tuple[Any, Any]:
     from enzyme_py.ad.driver import gradient_module
     from enzyme_py.ad.forward import forward_module
 
