@@ -18,7 +18,7 @@ from enzyme_py.api import (
     value_and_grad,
     vjp,
 )
-from enzyme_py.api_forward import hessian, hvp, jvp
+from enzyme_py.api_forward import hessian, hvp, jacfwd, jacrev, jvp
 from enzyme_py.errors import BackendError, CallError, EnzymePyError, ParseError, VerifyError
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.ir import parse
@@ -28,5 +28,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Active", "BackendError", "CallError", "Const", "Duplicated", "DuplicatedNoNeed",
     "EnzymePyError", "FrontendError", "ParseError", "VerifyError", "__version__", "autodiff",
-    "grad", "hessian", "hvp", "jit", "jvp", "parse", "show", "value_and_grad", "vjp",
+    "grad", "hessian", "hvp", "jacfwd", "jacrev", "jit", "jvp", "parse", "show",
+    "value_and_grad", "vjp",
 ]

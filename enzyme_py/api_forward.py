@@ -1,4 +1,5 @@
-"""Forward-mode entry points: `jvp`, and Hessians by forward-over-reverse (`hvp`, `hessian`).
+"""Forward-mode entry points: `jvp`, `jacfwd`, `jacrev`, and Hessians by forward-over-reverse
+(`hvp`, `hessian`).
 
 `hessian` applies the forward transform to the reverse gradient's IR (the two transforms
 compose). Invariants: inputs are never modified (arrays are copied before native code runs);
@@ -19,7 +20,7 @@ from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Scalar
 from enzyme_py.passes import OptLevel
 
-__all__ = ["hessian", "hvp", "jvp"]
+__all__ = ["hessian", "hvp", "jacfwd", "jacrev", "jvp"]
 
 
 _COMPILED: dict[tuple, tuple[Any, Any]] = {}
@@ -164,3 +165,44 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
         return out.reshape(x.shape + x.shape)
 
     return h
+
+
+def jacfwd(f: Callable, argnum: int = 0) -> Callable[..., Any]:
+    """The Jacobian of scalar-valued `f` with respect to argument `argnum`, one forward-mode
+    sweep per input direction (like `jax.jacfwd` for a scalar output: the gradient's shape)."""
+
+    def jac(*args: Any) -> Any:
+        x = args[argnum]
+        zeros = [np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0 for a in args]
+        if not isinstance(x, np.ndarray):
+            t = list(zeros)
+            t[argnum] = 1.0
+            return jvp(f, args, t)[1]
+        out = np.empty(x.size)
+        for j in range(x.size):
+            t = list(zeros)
+            e = np.zeros_like(x)
+            e.flat[j] = 1.0
+            t[argnum] = e
+            out[j] = jvp(f, args, t)[1]
+        return out.reshape(x.shape)
+
+    return jac
+
+
+def jacrev(f: Callable, argnum: int = 0) -> Callable[..., Any]:
+    """The Jacobian of `f` with respect to argument `argnum` by reverse mode: the gradient for a
+    scalar output, one row per output (via `vjp`) for a tuple of outputs."""
+    from enzyme_py.api import vjp
+
+    def jac(*args: Any) -> Any:
+        value, pullback = vjp(f, *args)
+        if not isinstance(value, tuple):
+            return pullback(1.0)[argnum]
+        rows = []
+        for i in range(len(value)):
+            ct = tuple(1.0 if k == i else 0.0 for k in range(len(value)))
+            rows.append(np.asarray(pullback(ct)[argnum]))
+        return np.stack(rows)
+
+    return jac

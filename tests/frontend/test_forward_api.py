@@ -87,3 +87,17 @@ def test_inputs_are_not_modified() -> None:
     ez.hessian(branchy_inplace)(x)
     ez.jvp(rosen, (x,), (np.ones(4),))
     assert np.array_equal(x, X)
+
+
+def polar2(x):
+    r = math.sqrt(x[0] * x[0] + x[1] * x[1])
+    return r, math.atan2(x[1], x[0])
+
+
+def test_jacfwd_and_jacrev_match_jax() -> None:
+    np.testing.assert_allclose(ez.jacfwd(rosen)(X), np.asarray(jax.jacfwd(
+        jax_version_of(rosen))(X)), rtol=1e-10)
+    np.testing.assert_allclose(ez.jacrev(rosen)(X), ez.jacfwd(rosen)(X), rtol=1e-10)
+    p = np.array([0.6, -0.8])
+    ref = np.stack([np.asarray(r) for r in jax.jacrev(jax_version_of(polar2))(p)])
+    np.testing.assert_allclose(ez.jacrev(polar2)(p), ref, rtol=1e-10)
