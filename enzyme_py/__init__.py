@@ -13,6 +13,7 @@ from enzyme_py.api import (
     DuplicatedNoNeed,
     autodiff,
     grad,
+    inactive,
     jit,
     show,
     value_and_grad,
@@ -28,6 +29,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Active", "BackendError", "CallError", "Const", "Duplicated", "DuplicatedNoNeed",
     "EnzymePyError", "FrontendError", "ParseError", "VerifyError", "__version__", "autodiff",
-    "grad", "hessian", "hvp", "jacfwd", "jacrev", "jit", "jvp", "parse", "show",
+    "grad", "hessian", "hvp", "inactive", "jacfwd", "jacrev", "jit", "jvp", "parse", "show",
     "value_and_grad", "vjp",
 ]

@@ -47,8 +47,8 @@ from enzyme_py.frontend import Array, Compiled, FType, Scalar, Tuple, compile_py
 from enzyme_py.ir import Module
 from enzyme_py.passes import OptLevel
 
-__all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "autodiff", "grad", "jit",
-           "show", "value_and_grad", "vjp"]
+__all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "autodiff", "grad",
+           "inactive", "jit", "show", "value_and_grad", "vjp"]
 
 
 @dataclass
@@ -468,6 +468,20 @@ def _zero_seed(t: FType) -> Any:
     if isinstance(t, Tuple):
         return tuple(0.0 for _ in t.items)
     return 0.0
+
+
+def inactive(f: Callable) -> Callable:
+    """Mark a Python function as carrying no derivative (`__enzyme_inactivefn`): calls to it
+    from differentiated code contribute nothing to gradients.
+
+    Example::
+
+        @inactive
+        def log_value(x):
+            return x
+    """
+    f._enzyme_inactive = True  # type: ignore[attr-defined]
+    return f
 
 
 # --- Enzyme-style autodiff ----------------------------------------------------------------------

@@ -9,7 +9,9 @@ from __future__ import annotations
 from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple, type_of_value
-from enzyme_py.ir import Module, verify
+from enzyme_py.ir import GlobalVariable, Module, verify
+from enzyme_py.ir import types as T
+from enzyme_py.ir.values import ConstantAggregate
 
 __all__ = ["Array", "Compiled", "CompileSession", "ErrorSite", "FType", "FrontendError",
            "Scalar", "Tuple", "compile_python", "type_of_value"]
@@ -21,9 +23,19 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
     name = getattr(pyfunc, "__name__", "f")
     session = CompileSession(Module(f"enzyme_py:{name}"), bounds_check=bounds_check)
     compiled = session.compile(pyfunc, arg_types)
+    inactive = [c.function for (f, _), c in session.compiled.items()
+                if getattr(f, "_enzyme_inactive", False) and c is not compiled]
     for fn in session.module.functions:
         if fn is not compiled.function and not fn.is_declaration:
             fn.prefix = ["internal"]
-            fn.suffix = ["alwaysinline"]  # so the AD pipeline sees one function
+            # inline into one function for AD, except functions marked inactive: their calls
+            # must stay calls, listed in Enzyme's `__enzyme_inactivefn`
+            fn.suffix = ["noinline"] if fn in inactive else ["alwaysinline"]
+    if inactive:
+        t = T.ArrayType(len(inactive), T.PTR)
+        # external, so the optimizer keeps it until AD reads it; unique per session
+        table = GlobalVariable(f"__enzyme_inactivefn.{session.error_name.rsplit('.', 1)[1]}",
+                               t, ConstantAggregate(t, tuple(inactive)))
+        session.module.add_global(table)
     verify(session.module)
     return session.module, compiled, session

@@ -101,3 +101,17 @@ def test_jacfwd_and_jacrev_match_jax() -> None:
     p = np.array([0.6, -0.8])
     ref = np.stack([np.asarray(r) for r in jax.jacrev(jax_version_of(polar2))(p)])
     np.testing.assert_allclose(ez.jacrev(polar2)(p), ref, rtol=1e-10)
+
+
+@ez.inactive
+def frozen(x):
+    return math.sin(x) * 10.0
+
+
+def uses_frozen(x):
+    return x * x + frozen(x)
+
+
+def test_inactive_function_contributes_no_derivative() -> None:
+    assert ez.jit(uses_frozen)(0.5) == pytest.approx(0.25 + 10.0 * math.sin(0.5))
+    assert ez.grad(uses_frozen)(0.5) == pytest.approx(1.0)  # d(x*x) only
