@@ -7,6 +7,7 @@ into a `ParseError` at the current token).
 
 from __future__ import annotations
 
+import functools
 from typing import NoReturn
 
 from enzyme_py.ir import types as T
@@ -46,6 +47,13 @@ _SIMPLE_TYPES: dict[str, T.Type] = {
 }
 
 
+_FAST_TYPES: dict[str, T.Type] = {
+    **{f"i{n}": T.IntType(n) for n in (1, 8, 16, 32, 64, 128)}, "ptr": T.PTR,
+    **{k: T.FloatType(k) for k in T.FLOAT_KINDS}, "void": T.VOID,
+}
+
+
+@functools.lru_cache(maxsize=65536)
 def _name_of(token_text: str) -> str:
     """The name in `%x`, `@"a b"`, `$c` or a label `x:` (quotes removed, escapes decoded)."""
     body = token_text[1:] if token_text[0] in "%@$" else token_text
@@ -99,8 +107,11 @@ class ParserBase:
         return False
 
     def expect(self, text: str, what: str | None = None) -> None:
-        if not self.accept(text):
-            self.error(f"expected '{text}'" + (f" {what}" if what else ""), expected=text)
+        i = self.i
+        if self.texts[i] == text and self.kinds[i] != "string":
+            self.i = i + 1
+            return
+        self.error(f"expected '{text}'" + (f" {what}" if what else ""), expected=text)
 
     def expect_kind(self, kind: str, what: str) -> str:
         if self.kinds[self.i] != kind:
@@ -160,6 +171,10 @@ class ParserBase:
 
     def parse_type(self, allow_function: bool = False) -> T.Type:
         k, t = self.kinds[self.i], self.texts[self.i]
+        fast = _FAST_TYPES.get(t) if k == "word" else None
+        if fast is not None and self.texts[self.i + 1] not in ("addrspace", "*", "("):
+            self.i += 1  # the common case: a plain scalar type
+            return fast
         start = self.i
         ty: T.Type
         if k == "word":
