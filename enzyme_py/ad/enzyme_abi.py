@@ -77,11 +77,11 @@ def lower_autodiff_calls(module: Module) -> list[str]:
 
 
 def _where(call: I.Call) -> str:
+    """Where an Enzyme ABI call is, for messages (any of the `__enzyme_*` entry points)."""
     fn = call.function
-    if fn is None:
-        return "a call to __enzyme_autodiff"
-    slots = Slots(fn)
-    return f"in @{fn.name}, block {slots.local(call.parent)}, the call to {call.callee_name}"
+    if fn is None or call.parent is None:
+        return f"a call to {call.callee_name or AUTODIFF}"
+    return f"in @{fn.name}, block {Slots(fn).local(call.parent)}, the call to {call.callee_name}"
 
 
 def _marker(v: Value) -> str | None:
@@ -92,7 +92,9 @@ def _marker(v: Value) -> str | None:
     return None
 
 
-def plan_call(module: Module, call: I.Call) -> CallPlan:
+def split_call(call: I.Call) -> tuple[Value | None, Function, list[Value]]:
+    """An Enzyme ABI call's parts: the sret destination (if the C ABI used one), the function
+    to differentiate, and the remaining arguments (markers and values)."""
     args = list(call.args)
     result_ptr = None
     if args and call.arg_attrs and any(a.startswith("sret(") for a in call.arg_attrs[0]):
@@ -108,6 +110,11 @@ def plan_call(module: Module, call: I.Call) -> CallPlan:
     if target.is_declaration:
         raise DifferentiationError(f"{_where(call)}: @{target.name} has no body in this "
                                    "module (it must be defined in the same file)")
+    return result_ptr, target, args
+
+
+def plan_call(module: Module, call: I.Call) -> CallPlan:
+    result_ptr, target, args = split_call(call)
     activities: list[str] = []
     values: list[Value] = []
     i = 0

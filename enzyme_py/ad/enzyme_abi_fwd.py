@@ -31,8 +31,10 @@ from enzyme_py.ad.enzyme_abi import (
     _leaves,
     _pack,
     _struct_named,
+    _where,
     define_markers,
     is_marker_function,
+    split_call,
 )
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
 from enzyme_py.analysis.activity import carries_float
@@ -41,8 +43,7 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, GlobalVariable, Module
-from enzyme_py.ir.printer import Slots
-from enzyme_py.ir.values import Constant, ConstantExpr, ConstantInt, Value
+from enzyme_py.ir.values import Constant, ConstantInt, Value
 
 FWDDIFF = "__enzyme_fwddiff"
 WIDTH = "enzyme_width"
@@ -88,13 +89,6 @@ def lower_fwddiff_calls(module: Module) -> list[str]:
     return [g.name or "" for g in made.values()]
 
 
-def _where(call: I.Call) -> str:
-    fn = call.function
-    if fn is None or call.parent is None:
-        return f"a call to {FWDDIFF}"
-    return f"in @{fn.name}, block {Slots(fn).local(call.parent)}, the call to {call.callee_name}"
-
-
 def _marker(v: Value) -> str | None:
     name = None
     if isinstance(v, I.Load) and isinstance(v.pointer, GlobalVariable):
@@ -109,21 +103,7 @@ def _marker(v: Value) -> str | None:
 def plan_fwddiff_call(call: I.Call) -> FwdCallPlan:
     """Read one `__enzyme_fwddiff` call: the function, activities, width and values."""
     where = _where(call)
-    args = list(call.args)
-    result_ptr = None
-    if args and call.arg_attrs and any(a.startswith("sret(") for a in call.arg_attrs[0]):
-        result_ptr = args.pop(0)
-    if not args:
-        raise DifferentiationError(f"{where} has no function argument")
-    target = args.pop(0)
-    while isinstance(target, ConstantExpr) and target.opcode in ("bitcast", "addrspacecast"):
-        target = target.ops[0]
-    if not isinstance(target, Function):
-        raise DifferentiationError(f"{where}: the first argument must be a function known at "
-                                   f"compile time, not {target.ref()}")
-    if target.is_declaration:
-        raise DifferentiationError(f"{where}: @{target.name} has no body in this module (it "
-                                   "must be defined in the same file)")
+    result_ptr, target, args = split_call(call)
     width = 1
     if args and _marker(args[0]) == "width":
         if len(args) < 2 or not isinstance(args[1], ConstantInt) or args[1].value < 1:
