@@ -19,11 +19,14 @@ our tool.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.ad.harness import check_program_output as _check_program_output
+from tests.ad.harness import clang_or_skip as _clang
+from tests.ad.harness import run as _run
+from tests.ad.harness import transform_in_process
 
 HERE = Path(__file__).resolve().parent
 C_DIR = HERE / "c"
@@ -32,52 +35,8 @@ PROGRAMS = sorted(C_DIR.glob("*.c"))
 OPT_LEVELS = ("-O0", "-O2")
 
 COMPILE_TIMEOUT = 120
-RUN_TIMEOUT = 60
-MAX_LOG = 6000
 
 pytestmark = pytest.mark.clang
-
-
-def _clang() -> str:
-    path = shutil.which("clang-22")
-    if path is None:
-        pytest.skip("clang-22 is not installed (apt-get install clang-22); CI installs it")
-    return path
-
-
-def _clip(text: str) -> str:
-    if len(text) <= MAX_LOG:
-        return text
-    return text[: MAX_LOG // 3] + "\n[...]\n" + text[-2 * MAX_LOG // 3 :]
-
-
-def _run(cmd: list[str], what: str, timeout: int,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                             cwd=ROOT, env=env, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{what} timed out after {timeout}s: {' '.join(cmd)}") from exc
-    if res.returncode != 0:
-        raise AssertionError(
-            f"{what} failed (exit {res.returncode}): {' '.join(cmd)}\n"
-            f"--- stdout ---\n{_clip(res.stdout)}\n--- stderr ---\n{_clip(res.stderr)}")
-    return res
-
-
-def _check_program_output(exe: Path, label: str) -> None:
-    try:
-        res = subprocess.run([str(exe)], capture_output=True, text=True,
-                             timeout=RUN_TIMEOUT, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{label}: program timed out after {RUN_TIMEOUT}s") from exc
-    lines = res.stdout.splitlines()
-    fails = [ln for ln in lines if ln.startswith("FAIL")]
-    passes = [ln for ln in lines if ln.startswith("PASS")]
-    detail = (f"--- stdout ---\n{_clip(res.stdout)}\n--- stderr ---\n{_clip(res.stderr)}")
-    assert not fails, f"{label}: {len(fails)} failed check(s)\n{detail}"
-    assert res.returncode == 0, f"{label}: exit code {res.returncode}\n{detail}"
-    assert passes, f"{label}: no PASS line\n{detail}"
 
 
 def test_corpus_shape() -> None:
@@ -90,22 +49,6 @@ def test_corpus_shape() -> None:
         assert "#ifdef REFERENCE_GRADIENT" in text, prog.name
         assert "return test_exit();" in text, prog.name
         assert "malloc" not in text and "rand()" not in text, prog.name
-
-
-def transform_in_process(ll: Path, out: Path) -> None:
-    """`enzyme-py transform ll -o out`, run in this process (no interpreter start-up per
-    program; `tests/test_cli_ad.py` covers the command as a subprocess)."""
-    import contextlib
-    import io
-
-    from enzyme_py.cli import main
-
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        rc = main(["transform", str(ll), "-o", str(out)])
-    if rc != 0:
-        raise AssertionError(f"enzyme_py transform failed (exit {rc}, input kept at {ll}):\n"
-                             f"{err.getvalue()}")
 
 
 @pytest.mark.parametrize("opt", OPT_LEVELS, ids=lambda o: o.lstrip("-"))

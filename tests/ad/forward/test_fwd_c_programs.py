@@ -14,14 +14,16 @@ Each program runs through the real pipeline at ``-O0`` and ``-O2``::
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.ad.harness import check_program_output as _check_program_output
+from tests.ad.harness import clang_or_skip as _clang
+from tests.ad.harness import run as _run
+from tests.ad.harness import tool_env as _tool_env
 
 HERE = Path(__file__).resolve().parent
 C_DIR = HERE / "c"
@@ -32,58 +34,8 @@ OPT_LEVELS = ("-O0", "-O2")
 
 COMPILE_TIMEOUT = 120
 TRANSFORM_TIMEOUT = 300
-RUN_TIMEOUT = 60
-MAX_LOG = 6000
 
 pytestmark = pytest.mark.clang
-
-
-def _clang() -> str:
-    path = shutil.which("clang-22")
-    if path is None:
-        pytest.skip("clang-22 is not installed (apt-get install clang-22); CI installs it")
-    return path
-
-
-def _clip(text: str) -> str:
-    if len(text) <= MAX_LOG:
-        return text
-    return text[: MAX_LOG // 3] + "\n[...]\n" + text[-2 * MAX_LOG // 3 :]
-
-
-def _run(cmd: list[str], what: str, timeout: int,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                             cwd=ROOT, env=env, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{what} timed out after {timeout}s: {' '.join(cmd)}") from exc
-    if res.returncode != 0:
-        raise AssertionError(
-            f"{what} failed (exit {res.returncode}): {' '.join(cmd)}\n"
-            f"--- stdout ---\n{_clip(res.stdout)}\n--- stderr ---\n{_clip(res.stderr)}")
-    return res
-
-
-def _check_program_output(exe: Path, label: str) -> None:
-    try:
-        res = subprocess.run([str(exe)], capture_output=True, text=True,
-                             timeout=RUN_TIMEOUT, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{label}: program timed out after {RUN_TIMEOUT}s") from exc
-    lines = res.stdout.splitlines()
-    fails = [ln for ln in lines if ln.startswith("FAIL")]
-    passes = [ln for ln in lines if ln.startswith("PASS")]
-    detail = f"--- stdout ---\n{_clip(res.stdout)}\n--- stderr ---\n{_clip(res.stderr)}"
-    assert not fails, f"{label}: {len(fails)} failed check(s)\n{detail}"
-    assert res.returncode == 0, f"{label}: exit code {res.returncode}\n{detail}"
-    assert passes, f"{label}: no PASS line\n{detail}"
-
-
-def _tool_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    return env
 
 
 def test_corpus_shape() -> None:

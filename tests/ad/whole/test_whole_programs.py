@@ -43,6 +43,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.ad.harness import check_program_output
+from tests.ad.harness import clip as _clip
+from tests.ad.harness import run as _run
+from tests.ad.harness import tool_env as _tool_env
+from tests.ad.harness import transform_in_process as _transform_in_process
+
 HERE = Path(__file__).resolve().parent
 C_DIR = HERE / "c"
 CPP_DIR = HERE / "cpp"
@@ -54,7 +60,6 @@ OPT_LEVELS = ("-O0", "-O2")
 COMPILE_TIMEOUT = 120
 TRANSFORM_TIMEOUT = 300
 RUN_TIMEOUT = 60
-MAX_LOG = 6000
 
 # glibc keeps freed chunks in a per-thread cache that mallinfo2() reports as in use.
 RUN_ENV_EXTRA = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
@@ -116,68 +121,10 @@ assert all(stem in _KNOWN for stem, _ in XFAIL), "XFAIL names a missing program"
 assert all(stem in _KNOWN for stem in EXPECTED_ERRORS), "EXPECTED_ERRORS names a missing program"
 
 
-def _clip(text: str) -> str:
-    if len(text) <= MAX_LOG:
-        return text
-    return text[: MAX_LOG // 3] + "\n[...]\n" + text[-2 * MAX_LOG // 3 :]
-
-
-def _run(cmd: list[str], what: str, timeout: int,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                             cwd=ROOT, env=env, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{what} timed out after {timeout}s: {' '.join(cmd)}") from exc
-    if res.returncode != 0:
-        raise AssertionError(
-            f"{what} failed (exit {res.returncode}): {' '.join(cmd)}\n"
-            f"--- stdout ---\n{_clip(res.stdout)}\n--- stderr ---\n{_clip(res.stderr)}")
-    return res
-
-
 def _run_env() -> dict[str, str]:
     env = dict(os.environ)
     env.update(RUN_ENV_EXTRA)
     return env
-
-
-def _tool_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-def _transform_in_process(ll: Path, out: Path) -> None:
-    """`enzyme-py transform ll -o out`, run in this process (no interpreter start-up per
-    program; the expected-error programs run it as a subprocess)."""
-    import contextlib
-    import io
-
-    from enzyme_py.cli import main
-
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        rc = main(["transform", str(ll), "-o", str(out)])
-    if rc != 0:
-        raise AssertionError(f"enzyme_py transform failed (exit {rc}, input kept at {ll}):\n"
-                             f"{err.getvalue()}")
-
-
-def _check_program_output(exe: Path, label: str) -> None:
-    try:
-        res = subprocess.run([str(exe)], capture_output=True, text=True,
-                             timeout=RUN_TIMEOUT, env=_run_env(), check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{label}: program timed out after {RUN_TIMEOUT}s") from exc
-    lines = res.stdout.splitlines()
-    fails = [ln for ln in lines if ln.startswith("FAIL")]
-    passes = [ln for ln in lines if ln.startswith("PASS")]
-    detail = f"--- stdout ---\n{_clip(res.stdout)}\n--- stderr ---\n{_clip(res.stderr)}"
-    assert not fails, f"{label}: {len(fails)} failed check(s)\n{detail}"
-    assert res.returncode == 0, f"{label}: exit code {res.returncode}\n{detail}"
-    assert passes, f"{label}: no PASS line\n{detail}"
 
 
 def _extra_flags(prog: Path) -> list[str]:
@@ -284,3 +231,7 @@ def test_reference_gradients(prog: Path, clang: str, tmp_path: Path) -> None:
         _run([cc, opt, "-DREFERENCE_GRADIENT", *cflags, str(prog), "-o", str(exe), *libs],
              "clang (reference build)", COMPILE_TIMEOUT)
         _check_program_output(exe, f"{prog.name} {opt} -DREFERENCE_GRADIENT")
+
+
+def _check_program_output(exe: Path, label: str) -> None:
+    check_program_output(exe, label, env=_run_env())
