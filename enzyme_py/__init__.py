@@ -20,6 +20,7 @@ from enzyme_py.api import (
     vjp,
 )
 from enzyme_py.api_forward import hessian, hvp, jacfwd, jacrev, jvp
+from enzyme_py.custom import custom_jvp, custom_vjp
 from enzyme_py.errors import BackendError, CallError, EnzymePyError, ParseError, VerifyError
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.ir import parse
@@ -29,6 +30,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Active", "BackendError", "CallError", "Const", "Duplicated", "DuplicatedNoNeed",
     "EnzymePyError", "FrontendError", "ParseError", "VerifyError", "__version__", "autodiff",
-    "grad", "hessian", "hvp", "inactive", "jacfwd", "jacrev", "jit", "jvp", "parse", "show",
-    "value_and_grad", "vjp",
+    "custom_jvp", "custom_vjp", "grad", "hessian", "hvp", "inactive", "jacfwd", "jacrev", "jit",
+    "jvp", "parse", "show", "value_and_grad", "vjp",
 ]

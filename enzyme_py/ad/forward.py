@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from enzyme_py.ad import names
 from enzyme_py.ad.float_memory import rewrite_float_copies
+from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.analysis.activity import Activity, analyze_activity, carries_float
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
 from enzyme_py.ir import instructions as I
@@ -187,8 +188,10 @@ class ForwardTransform:
         rewrite_float_copies(work)
         self._check_input()
         try:
+            self.registrations = find_registrations(self.module)
             self.activity: Activity = analyze_activity(work, self._analysis_activities(),
-                                                       self.return_active)
+                                                       self.return_active,
+                                                       self.registrations.inactive)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self._make_arguments()

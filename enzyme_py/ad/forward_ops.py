@@ -97,8 +97,15 @@ def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
 def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
     """True when the call needs no tangent code; raises for calls we cannot handle
     (the messages of reverse mode)."""
-    if name and is_known_inactive(name):
+    if name and (is_known_inactive(name) or name in tr.registrations.inactive):
         return True
+    rule = tr.registrations.forward.get(name) if name else None
+    if rule is not None:
+        _custom_call(tr, call, rule)
+        return True
+    if name and tr.registrations.python_rule(name) == "custom_vjp":
+        raise tr.error(call, f"@{name} has a custom_vjp rule, which forward mode cannot use "
+                             "(as in JAX); give it a custom_jvp rule for forward mode")
     if name and lookup(name) is not None:
         return False
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
@@ -271,6 +278,43 @@ def _free(tr: ForwardTransform, call: I.Call) -> None:
 
 
 # --- calls to functions of the module ----------------------------------------------------------
+
+
+def _custom_call(tr: ForwardTransform, call: I.Call, rule) -> None:
+    """A registered forward rule (`__enzyme_register_derivative_NAME`): call it with each
+    float argument's tangent and each `dup` pointer's shadow after the argument, and take
+    `{primal, tangent}` from its result. A Python rule takes them after every float and pointer
+    argument (0.0 and null when there are none)."""
+    g = rule.derivative
+    if tr.width != 1:
+        raise tr.error(call, f"@{call.callee_name} has a custom forward rule, which takes one "
+                             "tangent; vector mode (width > 1) cannot call it")
+    args: list[Value] = []
+    for a in call.args:
+        args.append(a)
+        if a.type.is_pointer:
+            if tr.activity.touches_shadow(a):
+                args.append(tr.shadows(a)[0])
+            elif rule.every_shadow:
+                args.append(zero(T.PTR))
+        elif carries_float(a.type):
+            t = tr.tangent(a)
+            args.append(t[0] if t is not None else zero(a.type))
+    if len(args) != len(g.function_type.params):
+        raise tr.error(call, f"@{g.name} takes {len(g.function_type.params)} arguments, but the "
+                             f"call needs {len(args)} (each float and dup pointer is followed by "
+                             "its tangent)")
+    b = tr.b.position_before(call)
+    new = b.call(g, args)
+    fn = call.function
+    assert fn is not None and call.parent is not None
+    if carries_float(call.type):
+        primal = b.extractvalue(new, [0], name=call.name)
+        t = b.extractvalue(new, [1])
+        fn.replace_all_uses(call, primal)
+        tr.set_tangent(primal, (t,))
+        tr.tangents[call] = (t,)
+        call.parent.remove(call)
 
 
 def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:

@@ -7,8 +7,16 @@
   `f` itself, except in Enzyme's tape form: when `f` returns void and `f_aug` returns a pointer,
   the forward sweep calls `f_aug` (arguments with shadows, as for `f_rev`) instead of `f`, and
   `f_rev` receives that tape pointer as its last argument.
+- `void *__enzyme_register_derivative_NAME[2] = {(void *)f, (void *)f_fwd};` makes forward
+  mode call `f_fwd` instead of differentiating `f`. `f_fwd` takes `f`'s arguments, each float
+  followed by its tangent and each `dup` pointer by its shadow, and returns `{primal, tangent}`.
 - `void *__enzyme_inactivefn[] = {(void *)g, ...};` (any global whose name starts with
   `__enzyme_inactivefn`) marks functions whose calls carry no derivative.
+
+Registrations made by the Python front end (`custom_vjp`, `custom_jvp`) use the same globals
+with names that start with `PYTHON_MARK` after the prefix. Their rule functions take a shadow
+(or tangent) after *every* pointer and float argument, whatever its activity: a null pointer
+stands for a missing shadow and 0.0 for an inactive float, so one signature serves all calls.
 
 Invariant: reading the registrations never changes the module.
 """
@@ -22,7 +30,9 @@ from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.values import ConstantAggregate, ConstantExpr, Value
 
 REGISTER_PREFIX = "__enzyme_register_gradient"
+DERIVATIVE_PREFIX = "__enzyme_register_derivative"
 INACTIVE_PREFIX = "__enzyme_inactivefn"
+PYTHON_MARK = ".enzyme_py."  # `__enzyme_register_gradient.enzyme_py.f`: every shadow passed
 
 
 @dataclass(frozen=True)
@@ -31,17 +41,42 @@ class CustomGradient:
     augmented: Function | None
     reverse: Function
     declared_by: str
+    every_shadow: bool = False  # a shadow (null when none) follows every pointer argument
+
+
+@dataclass(frozen=True)
+class CustomDerivative:
+    """A forward-mode rule: `derivative` returns `{primal, tangent}` of `function`."""
+
+    function: Function
+    derivative: Function
+    declared_by: str
+    every_shadow: bool = False  # a tangent/shadow follows every float and pointer argument
+    # Python rules also name the tangent output alone (same arguments, returns the tangent),
+    # which reverse mode differentiates with respect to the tangents (the rule is linear).
+    tangent: Function | None = None
 
 
 @dataclass
 class Registrations:
     custom: dict[str, CustomGradient] = field(default_factory=dict)
+    forward: dict[str, CustomDerivative] = field(default_factory=dict)
     inactive: set[str] = field(default_factory=set)
 
     @property
     def keep_calls(self) -> set[str]:
         """Functions whose calls must stay calls (never inlined)."""
-        return set(self.custom) | self.inactive
+        return set(self.custom) | set(self.forward) | self.inactive
+
+    def python_rule(self, name: str) -> str | None:
+        """'custom_vjp' / 'custom_jvp' when `name` has a rule from the Python front end for
+        one mode only (the other mode must not differentiate its body instead), else None."""
+        rev, fwd = self.custom.get(name), self.forward.get(name)
+        if rev is not None and rev.every_shadow and fwd is None:
+            return "custom_vjp"
+        if fwd is not None and fwd.every_shadow and rev is None:
+            return "custom_jvp"
+        return None
 
 
 def _functions_in(v: Value) -> list[Function | None]:
@@ -63,6 +98,8 @@ def find_registrations(module: Module) -> Registrations:
         name = g.name or ""
         if g.initializer is None:
             continue
+        every_shadow = name.startswith((REGISTER_PREFIX + PYTHON_MARK,
+                                         DERIVATIVE_PREFIX + PYTHON_MARK))
         if name.startswith(INACTIVE_PREFIX):
             reg.inactive |= {f.name or "" for f in _functions_in(g.initializer)
                              if f is not None}
@@ -84,5 +121,16 @@ def find_registrations(module: Module) -> Registrations:
                     f"@{name}: the augmented function @{aug.name} returns "
                     f"{aug.return_type}; supported: f's result ({f.return_type}), void, or a "
                     "tape pointer when f returns void")
-            reg.custom[f.name or ""] = CustomGradient(f, aug, rev, name)
+            reg.custom[f.name or ""] = CustomGradient(f, aug, rev, name, every_shadow)
+        elif name.startswith(DERIVATIVE_PREFIX):
+            fns = _functions_in(g.initializer)
+            if len(fns) not in (2, 3) or fns[0] is None or fns[1] is None:
+                raise DifferentiationError(
+                    f"@{name} must hold two function pointers {{ f, derivative }}")
+            f, fwd = fns[0], fns[1]
+            tangent = fns[2] if len(fns) == 3 and every_shadow else None
+            if fwd.is_declaration:
+                raise DifferentiationError(f"@{name}: the derivative function @{fwd.name} has "
+                                           "no body in this module")
+            reg.forward[f.name or ""] = CustomDerivative(f, fwd, name, every_shadow, tangent)
     return reg

@@ -101,6 +101,9 @@ def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
     if custom is not None:
         _custom_call(tr, call, custom)
         return True
+    if name and tr.registrations.python_rule(name) == "custom_jvp":
+        _custom_jvp_call(tr, call, tr.registrations.forward[name])
+        return True
     if name and lookup(name) is not None:
         return False
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
@@ -165,6 +168,8 @@ def _call_gradient(tr: ReverseTransform, call: I.Call, acts: list[str], grad: Fu
         args.append(tr.tape.lookup(a))
         if act == "dup":
             args.append(tr.reverse_shadow(a))
+        elif act == "null":  # a rule that takes a shadow for every pointer: none here
+            args.append(zero(T.PTR))
     if with_seed:
         args.append(tr.take_adjoint(call) if tr.is_active(call) else zero(call.type))
     if tape is not None:
@@ -191,6 +196,10 @@ def _custom_call(tr: ReverseTransform, call: I.Call, custom) -> None:
     # The user's reverse function takes every float argument's adjoint slot position, so
     # float arguments are `out` whether or not they are active here.
     acts = ["out" if a.type.is_float else act for a, act in zip(call.args, acts, strict=True)]
+    if custom.every_shadow:
+        acts = ["null" if a.type.is_pointer and act == "const" else act
+                for a, act in zip(call.args, acts, strict=True)]
+        _check_arrays_kept(tr, call, "its custom_vjp rule")
     with_seed = carries_float(call.type)
     tape: Value | None = None
     aug = custom.augmented
@@ -211,6 +220,81 @@ def _custom_call(tr: ReverseTransform, call: I.Call, custom) -> None:
         call.parent.remove(call)
     _call_gradient(tr, call, acts, custom.reverse, custom.reverse.function_type, with_seed,
                    tape)
+
+
+def _custom_jvp_call(tr: ReverseTransform, call: I.Call, rule) -> None:
+    """Reverse mode through a Python `custom_jvp` rule, as JAX does it: the rule's tangent
+    output is linear in the input tangents, so the adjoints of the arguments are the gradient
+    of `seed * tangent_out` with respect to the input tangents. The front end registers that
+    tangent function (`rule.tangent`: `f`'s arguments, each float followed by its tangent and
+    each pointer by its tangent array); its gradient is generated here like a callee's, with
+    the primal arguments const and each array's shadow standing in for its tangent array."""
+    g = rule.tangent
+    if g is None:
+        raise tr.error(call, f"@{call.callee_name} has a forward-mode rule only; reverse "
+                             "mode needs a custom_vjp rule (or a tangent function)")
+    _check_arrays_kept(tr, call, "the reverse of its custom_jvp rule")
+    acts: list[str] = []
+    args: list[Value] = []
+    for a in call.args:
+        value = tr.tape.lookup(a)
+        acts.append("const")
+        args.append(value)
+        if a.type.is_pointer:
+            if tr.activity.touches_shadow(a):
+                acts.append("dup")
+                args.extend([value, tr.reverse_shadow(a)])
+            else:
+                acts.append("const")
+                args.append(value)
+        elif a.type.is_float:
+            acts.append("out")
+            args.append(zero(a.type))  # the tangent's value does not matter (linear)
+    ret_active = tr.is_active(call)
+    grad, grad_type = tr.callee_gradient(g, acts, ret_active)
+    if ret_active:
+        args.append(tr.take_adjoint(call))
+    result = tr.b.call(grad, args, function_type=grad_type)
+    outs = [a for a in call.args if a.type.is_float]
+    if not ret_active or not outs:
+        return
+    if len(outs) == 1:
+        tr.add_adjoint(outs[0], result)
+    else:
+        for k, a in enumerate(outs):
+            tr.add_adjoint(a, tr.b.extractvalue(result, [k]))
+
+
+def _check_arrays_kept(tr: ReverseTransform, call: I.Call, what: str) -> None:
+    """The reverse sweep hands a rule the pointer arguments as they are then: memory written
+    after the call (a later statement, or the call again in a loop) would feed the rule other
+    values than the call saw, so that is an error rather than a wrong gradient."""
+    from enzyme_py.analysis.memory import may_alias, underlying
+
+    objs = [underlying(a) for a in call.args if a.type.is_pointer]
+    if not objs:
+        return
+    block = call.parent
+    assert block is not None
+    after = block.instructions[block.instructions.index(call) + 1:]
+    later: set[I.Instruction] = set(after)
+    seen: set = set()
+    work = list(block.successors())
+    while work:
+        b = work.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        later.update(b.instructions)
+        work.extend(b.successors())
+    if tr.effects.writes_unknown_call:
+        return
+    for w, wobjs in tr.effects.writes:
+        if w in later and any(may_alias(o, wobjs) for o in objs):
+            raise tr.error(call, f"{what} reads array arguments in the reverse sweep, but "
+                                 f"this function writes that memory after the call ({w.opcode}"
+                                 f"{' in a loop' if w is call or block in seen else ''}); pass "
+                                 "a copy that stays unchanged")
 
 
 def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:

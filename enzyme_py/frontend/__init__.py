@@ -6,11 +6,14 @@ Python function it calls). See `compiler` for the calling convention.
 
 from __future__ import annotations
 
+from enzyme_py.custom import CustomRule
 from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple, type_of_value
 from enzyme_py.ir import GlobalVariable, Module, verify
 from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantAggregate
 
 __all__ = ["Array", "Compiled", "CompileSession", "ErrorSite", "FType", "FrontendError",
@@ -23,14 +26,17 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
     name = getattr(pyfunc, "__name__", "f")
     session = CompileSession(Module(f"enzyme_py:{name}"), bounds_check=bounds_check)
     compiled = session.compile(pyfunc, arg_types)
+    if isinstance(pyfunc, CustomRule):  # the rule applies to calls: call it from an entry
+        compiled = _entry_calling(session, name, compiled)
     inactive = [c.function for (f, _), c in session.compiled.items()
                 if getattr(f, "_enzyme_inactive", False) and c is not compiled]
     for fn in session.module.functions:
         if fn is not compiled.function and not fn.is_declaration:
             fn.prefix = ["internal"]
-            # inline into one function for AD, except functions marked inactive: their calls
-            # must stay calls, listed in Enzyme's `__enzyme_inactivefn`
-            fn.suffix = ["noinline"] if fn in inactive else ["alwaysinline"]
+            # inline into one function for AD, except functions marked inactive and those
+            # with a custom rule: their calls must stay calls, listed in Enzyme's globals
+            keep = fn in inactive or fn in session.kept_calls
+            fn.suffix = ["noinline"] if keep else ["alwaysinline"]
     if inactive:
         t = T.ArrayType(len(inactive), T.PTR)
         # external, so the optimizer keeps it until AD reads it; unique per session
@@ -39,3 +45,15 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
         session.module.add_global(table)
     verify(session.module)
     return session.module, compiled, session
+
+
+def _entry_calling(session: CompileSession, name: str, target: Compiled) -> Compiled:
+    """An external function with `target`'s signature that calls it."""
+    module = session.module
+    fn = Function(module.unique_name(f"{name}.entry"), target.function.function_type,
+                  [a.name for a in target.function.args])
+    module.add_function(fn)
+    b = Builder(fn.append_block("entry"))
+    result = b.call(target.function, list(fn.args))
+    b.ret(None if fn.return_type.is_void else result)
+    return Compiled(fn, target.arg_types, target.return_type, target.param_names)

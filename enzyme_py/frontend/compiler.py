@@ -21,6 +21,7 @@ import itertools
 import textwrap
 from dataclasses import dataclass, field
 
+from enzyme_py.custom import CustomRule
 from enzyme_py.frontend.errors import FrontendError, SourceInfo
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
@@ -63,6 +64,7 @@ class CompileSession:
     return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
     sites: list[ErrorSite] = field(default_factory=list)
     _inferring: set = field(default_factory=set)
+    kept_calls: set[Function] = field(default_factory=set)  # functions with a custom rule
     _serial: int = 0
 
     @property
@@ -119,6 +121,12 @@ class CompileSession:
         got = self.compiled.get(key)
         if got is not None:
             return got
+        if isinstance(pyfunc, CustomRule):
+            from enzyme_py.frontend.custom_ir import compile_custom
+
+            result = compile_custom(self, pyfunc, arg_types)
+            self.compiled[key] = result
+            return result
         comp = FunctionCompiler(self, pyfunc, arg_types)
         result = comp.compile()
         self.compiled[key] = result
@@ -149,6 +157,8 @@ def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
 
 
 def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
+    if isinstance(pyfunc, CustomRule):
+        pyfunc = pyfunc.fun
     fdef, src = _parse_function(pyfunc)
     params = _param_names(fdef, src, len(arg_types))
     globals_ = dict(getattr(pyfunc, "__globals__", {}))

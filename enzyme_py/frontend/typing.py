@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
 from enzyme_py.frontend.errors import SourceInfo
 from enzyme_py.frontend.ftypes import (
@@ -337,7 +338,7 @@ class Typer:
             if len(args) != 2 or not all(isinstance(a, Array) for a in args):
                 raise self.src.error(e, "np.dot needs two arrays")
             return _dot_type(args[0], args[1], e, self.src)  # type: ignore[arg-type]
-        if callable(fn) and hasattr(fn, "__code__"):
+        if isinstance(fn, CustomRule) or callable(fn) and hasattr(fn, "__code__"):
             if e.keywords:
                 raise self.src.error(e, "keyword arguments are not supported in calls",
                                      "positional arguments: f(x, y)")
