@@ -18,6 +18,7 @@ from enzyme_py.api import Options, _build, _params
 from enzyme_py.calling import arg_key, arg_types, convert_result
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Scalar
+from enzyme_py.frontend.ftypes import NoneType
 from enzyme_py.passes import OptLevel
 
 __all__ = ["hessian", "hvp", "jacfwd", "jacrev", "jvp"]
@@ -45,22 +46,21 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     module, compiled, session = _build(f, types, Options(), True)
     module = OptLevel(2).run(module)
     rt = compiled.return_type
-    if not (isinstance(rt, Scalar) and rt.is_float):
+    writer = isinstance(rt, NoneType) and not with_gradient
+    if not (isinstance(rt, Scalar) and rt.is_float or writer):
         raise EnzymePyError(f"{name}() must return one float here; it returns {rt}")
     fname = compiled.function.name or ""
     flat_fwd: list[str] = []
     for t in types:
-        if isinstance(t, Array):
-            if not t.elem.is_float:
-                raise EnzymePyError(f"{name}(): integer arrays have no tangents")
-            flat_fwd += ["dup"] + ["const"] * t.ndim
+        if isinstance(t, Array):  # integer arrays carry no tangent
+            flat_fwd += ["dup" if t.elem.is_float else "const"] + ["const"] * t.ndim
         else:
             flat_fwd.append("dup" if t.is_float else "const")
     if with_gradient:
         rev_acts = []
         for t in types:
             if isinstance(t, Array):
-                rev_acts += ["dup"] + ["const"] * t.ndim
+                rev_acts += ["dup" if t.elem.is_float else "const"] + ["const"] * t.ndim
             else:
                 rev_acts.append("out" if t.is_float else "const")
         module, fname = gradient_module(module, fname, rev_acts, True, opt_level=2)
@@ -70,7 +70,8 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
         flat_fwd = []
         for t in types:
             if isinstance(t, Array):
-                flat_fwd += ["dup", "dup"] + ["const"] * t.ndim
+                flat_fwd += (["dup", "dup"] if t.elem.is_float else ["const"]) + \
+                    ["const"] * t.ndim
             else:
                 flat_fwd.append("dup" if t.is_float else "const")
         flat_fwd.append("const")  # the seed
@@ -81,8 +82,13 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     return jm.function(dname), types
 
 
-def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[float, float]:
+def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """`(f(*primals), directional derivative along tangents)`, like `jax.jvp`.
+
+    Tangents of integers and integer arrays are ignored (JAX's float0). A function that
+    returns None and writes its results into argument arrays gives
+    `(final arrays, their tangents)`: one entry per array argument, in order (None for the
+    tangent of an integer array); the caller's arrays are not modified.
 
     Example::
 
@@ -92,17 +98,27 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[f
         raise CallError("jvp: primals and tangents must have the same length")
     native, types = _forward_native(f, primals, with_gradient=False)
     flat: list[Any] = []
+    arrays: list[tuple[np.ndarray, np.ndarray | None]] = []
     for t, v, dv in zip(types, primals, tangents, strict=True):
         if isinstance(t, Array):
+            work = np.array(v)
+            if not t.elem.is_float:
+                flat += [work, *v.shape]
+                arrays.append((work, None))
+                continue
             dv = np.ascontiguousarray(dv, dtype=v.dtype)
             if dv.shape != v.shape:
                 raise CallError("jvp: each tangent must have its primal's shape")
-            flat += [np.array(v), dv.copy(), *v.shape]
+            dv = dv.copy()
+            flat += [work, dv, *v.shape]
+            arrays.append((work, dv))
         elif t.is_float:
             flat += [float(v), float(dv)]
         else:
             flat.append(v)
     r = native(*flat)
+    if r is None:  # a writer: its results are the arrays it leaves
+        return tuple(a for a, _ in arrays), tuple(d for _, d in arrays)
     return convert_result(Scalar("f64"), r[0]), float(r[1])
 
 
@@ -113,7 +129,10 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     flat: list[Any] = []
     second: list[Any] = []
     for t, v, dv in zip(types, primals, tangents, strict=True):
-        if isinstance(t, Array):
+        if isinstance(t, Array) and not t.elem.is_float:
+            flat += [np.array(v), *v.shape]
+            second.append(None)
+        elif isinstance(t, Array):
             shadow_t = np.zeros_like(v)
             flat += [np.array(v), np.ascontiguousarray(dv, dtype=v.dtype).copy(),
                      np.zeros_like(v), shadow_t, *v.shape]

@@ -79,6 +79,9 @@ def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
         if name.startswith(MEMORY_FUNCTIONS):
             _memory_call(tr, inst, name)
             return
+        if name.startswith(MASKED_MEMORY):
+            _masked_memory(tr, inst, name)
+            return
         if _call_needs_no_rule(tr, inst, name):
             return
     if not tr.is_active(inst):
@@ -259,6 +262,35 @@ def _memory_call(tr: ForwardTransform, call: I.Call, name: str) -> None:
         memset = tr.module.declare_function(
             f"llvm.memset.p0.{size.type}", T.FunctionType(T.VOID, (T.PTR, T.I8, size.type, T.I1)))
         b.call(memset, [ds, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
+
+
+MASKED_MEMORY = ("llvm.masked.load.", "llvm.masked.store.")
+
+
+def _masked_memory(tr: ForwardTransform, call: I.Call, name: str) -> None:
+    """Masked vector loads and stores (the loop vectorizer's tail handling): the same
+    intrinsic on the shadows, with the same mask; a masked load's pass-through lanes take the
+    pass-through operand's tangent."""
+    is_load = name.startswith("llvm.masked.load.")
+    ptr = call.args[0] if is_load else call.args[1]
+    if not carries_float(call.type if is_load else call.args[0].type) or \
+            not tr.activity.touches_shadow(ptr):
+        return
+    shadows = tr.shadows(ptr)
+    other = tr.tangent_or_zero(call.args[2] if is_load else call.args[0])
+    b = tr.b.position_after_def(call)
+    lanes = []
+    for sp, t in zip(shadows, other, strict=True):
+        new = clone_instruction(call, {}, {})
+        new.name = None
+        if is_load:
+            new.operands[0], new.operands[2] = sp, t
+        else:
+            new.operands[0], new.operands[1] = t, sp
+        b.insert(new)
+        lanes.append(new)
+    if is_load:
+        tr.set_tangent(call, tuple(lanes))
 
 
 def _free(tr: ForwardTransform, call: I.Call) -> None:

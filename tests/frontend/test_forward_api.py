@@ -115,3 +115,21 @@ def uses_frozen(x):
 def test_inactive_function_contributes_no_derivative() -> None:
     assert ez.jit(uses_frozen)(0.5) == pytest.approx(0.25 + 10.0 * math.sin(0.5))
     assert ez.grad(uses_frozen)(0.5) == pytest.approx(1.0)  # d(x*x) only
+
+
+HESSIAN_CORPUS = ["break_continue", "early_return_in_loop", "sum_squares", "negative_indices",
+                  "prefix_sum_inplace", "stencil_two_buffers", "local_buffers", "logsumexp",
+                  "softmax_cross_entropy", "logistic_regression", "uses_tuple_helper",
+                  "mixed_int_float_arrays", "int_array_lookup"]
+
+
+@pytest.mark.parametrize("name", HESSIAN_CORPUS)
+def test_hessian_of_corpus_function_matches_jax(name: str) -> None:
+    """Loops with branches, early exits, in-place updates, local arrays, integer arrays."""
+    from tests.frontend.corpus import CASES
+
+    case = next(c for c in CASES if c.id == name)
+    args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in case.args]
+    ours = ez.hessian(case.f)(*args)
+    ref = np.asarray(jax.hessian(jax_version_of(case.f))(*args))
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9)
