@@ -162,9 +162,51 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     return tuple(result)
 
 
+HESSIAN_WIDTH = 8  # Hessian columns per forward sweep (vector forward mode)
+
+
+def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -> Any:
+    """Forward mode of width `width` over the gradient of `f` with respect to the float array
+    `args[argnum]` alone (everything else const): its signature is the gradient's arguments
+    with `width` tangents after the array and after its shadow. Compiled once per signature."""
+    from enzyme_py.ad.driver import gradient_module
+    from enzyme_py.ad.forward import forward_module
+
+    key = (f, tuple(map(arg_key, args)), "hessian", argnum, width)
+    got = _COMPILED.get(key)
+    if got is not None:
+        return got
+    name = getattr(f, "__name__", "f")
+    types = arg_types(name, _params(f), args)
+    module, compiled, _ = _build(f, types, Options(), True)
+    module = OptLevel(2).run(module)
+    rt = compiled.return_type
+    if not (isinstance(rt, Scalar) and rt.is_float):
+        raise EnzymePyError(f"{name}() must return one float here; it returns {rt}")
+    rev_acts: list[str] = []
+    fwd_acts: list[str] = []
+    for k, t in enumerate(types):
+        extents = ["const"] * t.ndim if isinstance(t, Array) else []
+        if k == argnum:
+            rev_acts += ["dup", *extents]
+            fwd_acts += ["dup", "dup", *extents]  # the array, then its shadow (the gradient)
+        else:
+            rev_acts += ["const", *extents]
+            fwd_acts += ["const", *extents]
+    fwd_acts.append("const")  # the seed
+    fname = compiled.function.name or ""
+    module, gname = gradient_module(module, fname, rev_acts, True, opt_level=2)
+    out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
+                                width=width)
+    got = _COMPILED[key] = backend.compile_ir(str(out), opt_level=2).function(dname)
+    return got
+
+
 def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
-    """The Hessian of scalar `f` with respect to the array (or float) argument `argnum`, as
-    columns of Hessian-vector products (forward-over-reverse)."""
+    """The Hessian of scalar `f` with respect to the array (or float) argument `argnum`
+    (forward-over-reverse). For an array, `HESSIAN_WIDTH` columns come from one sweep of
+    vector forward mode over the gradient; a float argument takes one Hessian-vector product.
+    """
 
     def h(*args: Any) -> Any:
         x = args[argnum]
@@ -173,14 +215,33 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
             tangents = list(base)
             tangents[argnum] = 1.0
             return hvp(f, args, tangents)[argnum]
+        if x.dtype.kind != "f":
+            raise CallError(f"hessian: argument {argnum} is an integer array")
         n = x.size
-        out = np.empty((n, n), dtype=x.dtype)
-        for j in range(n):
-            tangents = list(base)
-            e = np.zeros_like(x)
-            e.flat[j] = 1.0
-            tangents[argnum] = e
-            out[:, j] = np.asarray(hvp(f, args, tangents)[argnum]).ravel()
+        width = max(1, min(HESSIAN_WIDTH, n))
+        native = _hessian_native(f, args, argnum, width)
+        out = np.zeros((n, n), dtype=x.dtype)
+        directions = [np.zeros_like(x) for _ in range(width)]
+        columns = [np.zeros_like(x) for _ in range(width)]
+        for start in range(0, n, width):
+            flat: list[Any] = []
+            for k, a in enumerate(args):
+                if k == argnum:
+                    for j, d in enumerate(directions):
+                        d.fill(0.0)
+                        if start + j < n:
+                            d.flat[start + j] = 1.0
+                    for c in columns:
+                        c.fill(0.0)
+                    flat += [np.array(a), *directions, np.zeros_like(a), *columns, *a.shape]
+                elif isinstance(a, np.ndarray):
+                    flat += [np.array(a), *a.shape]
+                else:
+                    flat.append(a)
+            flat.append(1.0)
+            native(*flat)
+            for j in range(min(width, n - start)):
+                out[:, start + j] = columns[j].ravel()
         return out.reshape(x.shape + x.shape)
 
     return h
