@@ -6,7 +6,7 @@ STAMP_BASE := $(VENV)/.installed-base
 STAMP_TEST := $(VENV)/.installed-test
 JOBS ?= 2
 
-.PHONY: demo test lint bench bench-quick fixtures clean
+.PHONY: demo test lint bench bench-quick fixtures tutorials clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ bench-quick: $(STAMP_TEST)
 
 fixtures: $(STAMP_BASE)
 	$(PY) tests/corpus/regen.py
+
+tutorials: $(STAMP_TEST)
+	$(PY) tutorials/build.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

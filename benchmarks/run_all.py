@@ -9,11 +9,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import bench_calls, bench_ir, bench_reverse  # noqa: E402
+from benchmarks import bench_adbench, bench_calls, bench_ir, bench_reverse  # noqa: E402
 
 BENCHMARKS = [("IR parse/print", bench_ir.main),
               ("reverse mode vs primal", bench_reverse.main),
-              ("call overhead", bench_calls.main)]
+              ("call overhead", bench_calls.main),
+              ("ADBench-style objectives vs JAX", bench_adbench.main)]
 
 
 def main(argv: list[str] | None = None) -> int:

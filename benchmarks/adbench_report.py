@@ -1,0 +1,142 @@
+"""The ADBench-style results as a Markdown table, a Markdown report and a PNG bar chart.
+
+Rows are the worker records of `adbench_worker.py` (times in seconds, memory in bytes; a
+missing key is a stage that did not run).  Formatting only: nothing here measures.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+RATIO_TARGET = 3.0  # gradient / primal
+
+
+def _ms(rec: dict, key: str) -> str:
+    v = rec.get(key)
+    return "-" if v is None else f"{v * 1e3:.3g}"
+
+
+def _x(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
+def _mb(v: int | None) -> str:
+    return "-" if v is None else f"{v / 2**20:.1f}"
+
+
+def _err(rec: dict) -> str:
+    errs = [v for k, v in rec.items() if k.startswith("err_")]
+    return f"{max(errs):.1e}" if errs else "-"
+
+
+def _enzyme(rec: dict) -> str:
+    return _ms(rec, "enzyme_grad_s") if "enzyme_grad_s" in rec else \
+        rec.get("enzyme_status", "-")
+
+
+def _c(rec: dict) -> str:
+    return _ms(rec, "c_grad_s") if "c_grad_s" in rec else rec.get("c_status", "-")
+
+
+def table(rows: list[dict]) -> str:
+    """The results table in Markdown (one line per objective and size)."""
+    lines = ["| objective | size | primal ms | gradient ms | grad/primal | JAX grad ms "
+             "| ours/JAX | C via transform, grad ms | Enzyme (plugin), grad ms "
+             "| compile s, ours / JAX | grad peak MB, ours / JAX | max err vs JAX | check |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if "grad_s" not in r and "jax_grad_s" not in r:
+            why = "; ".join(r.get("errors", ["no result"])).replace("|", "/").splitlines()[0]
+            lines.append(f"| {r['objective']} | {r.get('size', '-')} | - | - | - | - | - | - "
+                         f"| - | - | - | - | ERROR: {why[:160]} |")
+            continue
+        compile_ = f"{r.get('compile_s', math.nan):.2f} / {r.get('jax_compile_s', math.nan):.2f}"
+        peak = f"{_mb(r.get('peak_bytes'))} / {_mb(r.get('jax_peak_bytes'))}"
+        check = "ok" if r.get("ok") else "FAIL " + "; ".join(r.get("errors", []))[:120]
+        lines.append(f"| {r['objective']} | {r['size']} | {_ms(r, 'primal_s')} "
+                     f"| {_ms(r, 'grad_s')} | {_x(r.get('ratio'))} | {_ms(r, 'jax_grad_s')} "
+                     f"| {_x(r.get('ours_over_jax'))} | {_c(r)} | {_enzyme(r)} | {compile_} "
+                     f"| {peak} | {_err(r)} | {check} |")
+    return "\n".join(lines) + "\n"
+
+
+def misses(rows: list[dict]) -> list[str]:
+    """One line per missed target (ratio <= 3, faster than JAX, compiles faster than JAX)."""
+    out = []
+    for r in rows:
+        name = f"{r['objective']} [{r.get('size', '-')}]"
+        if r.get("ratio", 0.0) > RATIO_TARGET:
+            out.append(f"{name}: gradient/primal {r['ratio']:.2f} > {RATIO_TARGET:g}")
+        if r.get("ours_over_jax", 0.0) > 1.0:
+            out.append(f"{name}: gradient {r['ours_over_jax']:.2f}x JAX's time")
+        if r.get("compile_s", 0.0) > r.get("jax_compile_s", math.inf):
+            out.append(f"{name}: compile {r['compile_s']:.2f} s > JAX's "
+                       f"{r['jax_compile_s']:.2f} s")
+    return out
+
+
+def markdown(rows: list[dict], meta: dict[str, str]) -> str:
+    """The whole RESULTS.md: method, table, missed targets."""
+    missed = misses(rows)
+    return "\n".join([
+        "# ADBench-style objectives: enzyme_py vs jax.jit(jax.grad)",
+        "",
+        "Written by `python benchmarks/bench_adbench.py` (`make bench`); do not edit.",
+        "",
+        f"Machine: {meta['cpu']} ({meta['cores']} cores); Python {meta['python']}, "
+        f"numpy {meta['numpy']}, llvmlite {meta['llvmlite']}, jax {meta['jax']} "
+        f"(`XLA_FLAGS={meta['xla_flags']}`).",
+        "",
+        "Method: float64; one fresh process per objective and size, both tools in it, the "
+        "same arguments. Times are medians of "
+        f"{meta['repeat']} timed batches after a warm-up (a batch repeats a short call so "
+        "it lasts >= 50 ms); JAX results are blocked on. *gradient* is "
+        "`enzyme_py.grad(primal, argnums)` on the Python form, *primal* `enzyme_py.jit`; "
+        "*C via transform* is the C form through `clang-22 -O2 -emit-llvm`, "
+        "`enzyme-py transform`, `clang-22 -O2 -shared`, called with ctypes; *Enzyme* is the "
+        "same C through `clang -O2 -fpass-plugin=$ENZYME_PLUGIN`. *compile* is the first "
+        "call minus a steady call, after each runtime compiled one trivial function. "
+        "*grad peak MB* is the rise of the resident high-water mark (VmHWM, reset through "
+        "`/proc/self/clear_refs`) during one gradient call over the resident set before "
+        "it, with glibc serving blocks >= 128 KiB by mmap and its heap trimmed first. "
+        "*max err* is ADBench's max |x-y| / max(1, |x|+|y|) of every gradient (and primal) "
+        "against JAX's; *check* passes below 1e-8.",
+        "",
+        table(rows),
+        "Targets: gradient/primal <= 3; gradient faster than JAX; compile faster than JAX.",
+        "",
+        *(f"- missed: {m}" for m in missed),
+        *(["- all met"] if not missed else []),
+        "",
+    ])
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    """Gradient times per objective and size, log-scale bars: ours (Python), ours (C),
+    JAX, and Enzyme where it ran."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in rows if "grad_s" in r or "jax_grad_s" in r]
+    series = [("enzyme_py (Python)", "grad_s"), ("enzyme_py (C, transform)", "c_grad_s"),
+              ("jax.jit(jax.grad)", "jax_grad_s"), ("Enzyme (plugin)", "enzyme_grad_s")]
+    series = [s for s in series if any(s[1] in r for r in rows)]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(rows) + 2), 4.5))
+    width = 0.8 / max(len(series), 1)
+    for k, (label, key) in enumerate(series):
+        xs = [i + (k - (len(series) - 1) / 2) * width for i, r in enumerate(rows) if key in r]
+        ys = [r[key] * 1e3 for r in rows if key in r]
+        ax.bar(xs, ys, width, label=label)
+    ax.set_yscale("log")
+    ax.set_ylabel("gradient time, ms (log)")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([f"{r['objective']}\n{r.get('size', '')}" for r in rows], fontsize=7,
+                       rotation=30, ha="right")
+    ax.legend(fontsize=8)
+    ax.set_title("Gradient time: enzyme_py vs jax.jit(jax.grad) (lower is better)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
