@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from enzyme_py.ad.devirtualize import devirtualize, direct_callees, remove_dead_fallbacks
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import analyze_activity
@@ -25,6 +26,12 @@ from enzyme_py.passes import OptLevel, Pipeline
 # loops with a preheader and one latch, values leaving loops through exit-block phis.
 AD_PIPELINE = ("strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,"
                "loop-simplify,lcssa")
+# After indirect calls were split into guarded direct calls (`devirtualize`): inline the new
+# callees; then, once the fallbacks proven dead are gone, fold the guards and canonicalize.
+INLINE_PIPELINE = "always-inline,sroa,instcombine,simplifycfg"
+CLEANUP_PIPELINE = ("instcombine,newgvn,instcombine,simplifycfg,mergereturn,loop-simplify,"
+                    "lcssa")
+DEVIRTUALIZE_ROUNDS = 3
 
 Stage = Callable[[str, Module], None]
 
@@ -36,7 +43,32 @@ def prepare(module: Module, on_stage: Stage | None = None,
     work = parse(str(module), module.name)
     keep = find_registrations(work).keep_calls
     mark_callees_inline(work, targets, keep)
-    return Pipeline.parse(AD_PIPELINE).run(work, on_stage)
+    work = Pipeline.parse(AD_PIPELINE).run(work, on_stage)
+    rounds = 0
+    while rounds < DEVIRTUALIZE_ROUNDS and devirtualize(_reachable(work, targets)):
+        rounds += 1
+        if on_stage is not None:
+            on_stage("devirtualize", work)
+        mark_callees_inline(work, targets, keep)
+        work = Pipeline.parse(INLINE_PIPELINE).run(work, on_stage)
+        if remove_dead_fallbacks(_reachable(work, targets)) and on_stage is not None:
+            on_stage("remove-dead-fallbacks", work)
+    if rounds:
+        work = Pipeline.parse(CLEANUP_PIPELINE).run(work, on_stage)
+    return work
+
+
+def _reachable(module: Module, targets: Sequence[str]) -> list[Function]:
+    """The defined functions in `targets` and those they call directly, transitively."""
+    todo = [f for t in targets if isinstance(f := module.symbols.get(t), Function)]
+    seen: dict[str, Function] = {}
+    while todo:
+        fn = todo.pop()
+        if fn.is_declaration or fn.name in seen:
+            continue
+        seen[fn.name or ""] = fn
+        todo.extend(direct_callees(fn))
+    return sorted(seen.values(), key=lambda f: f.name or "")
 
 
 def mark_callees_inline(module: Module, targets: Sequence[str],

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from enzyme_py.ad import names
 from enzyme_py.ad.float_memory import rewrite_float_copies
+from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse_ops import reverse_instruction
 from enzyme_py.ad.shadow import shadow_pointer_stores
@@ -104,6 +105,7 @@ class ReverseTransform:
         work.personality = fn.personality  # landing pads need the same personality
         _name_blocks(fn, work)
         rewrite_float_copies(work)
+        expand_reallocs(self.module, work)  # malloc + memcpy + free: no special case below
         self.original = set(work.instructions())
         self._check_input()
         self.dom = dominators(work)

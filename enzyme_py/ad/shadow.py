@@ -155,7 +155,9 @@ def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:
     name = call.callee_name
     at = Builder().position_after_def(call)
     if name == "realloc":
-        raise tr.error(call, "realloc of memory holding active data is not supported yet")
+        raise tr.error(call, "realloc of memory holding active data, but the size of the old "
+                             "block is not known here (it was not allocated in this function "
+                             "by malloc, calloc or realloc); its adjoints would be lost")
     if name == "calloc":
         count, size = call.args
     elif name == "aligned_alloc":

@@ -130,6 +130,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
         o for o in varied & useful
         if isinstance(o, (I.Alloca, GlobalVariable)) or
         (isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS))
+    shadowed |= _merged_with_shadowed(insts, shadowed)
     # Memory behind a loaded pointer has a shadow when the pointer was loaded from shadowed
     # memory (the shadow pointer sits at the same place in the shadow). The greatest
     # fixpoint: lists (`p = p->next`) load pointers from memory reached the same way.
@@ -147,6 +148,28 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     _check_lost_derivatives(insts, varied, useful, shadowed)
     return Activity(fn, tuple(arg_activity), return_active, frozenset(varied), frozenset(useful),
                     active, shadowed)
+
+
+def _merged_with_shadowed(insts: list[I.Instruction],
+                          shadowed: frozenset[MemObject]) -> frozenset[MemObject]:
+    """Local memory that a phi or select merges with shadowed memory: the merged pointer has
+    a shadow only when every object behind it has one (a realloc'd buffer, say, whose first
+    block never held active data)."""
+    merges = [i for i in insts if isinstance(i, (I.Phi, I.Select)) and i.type.is_pointer]
+    out: set[MemObject] = set()
+    changed = True
+    while changed:
+        changed = False
+        for m in merges:
+            objs = underlying(m)
+            if not objs & (shadowed | out):
+                continue
+            for o in objs:
+                if o not in shadowed and o not in out and (isinstance(o, I.Alloca) or (
+                        isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS)):
+                    out.add(o)
+                    changed = True
+    return frozenset(out)
 
 
 def alias_classes(insts: list[I.Instruction]):
@@ -306,6 +329,10 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
             elif isinstance(inst, I.Load) and inst.type.is_pointer:
                 if _objects_varied(objs(inst.pointer), useful):
                     new.append(inst)  # memory reached through output memory is output too
+                if inst in useful:
+                    # the memory it leads to matters, so does the pointer kept here: that
+                    # memory needs a shadow to hold the pointer's shadow
+                    new.extend(o for o in objs(inst.pointer) if o is not UNKNOWN)
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
                 if _objects_varied(objs(inst.operands[0]), useful):
                     new.extend(o for o in objs(inst.operands[1]) if o is not UNKNOWN)

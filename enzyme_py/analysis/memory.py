@@ -146,6 +146,8 @@ def memory_effects(fn: Function, is_pure: Callable[[str], bool] = lambda name: F
             elif is_pure(name) or name in NON_WRITING_CALLS or name.startswith(
                     ("llvm.lifetime", "llvm.assume", "llvm.dbg", "llvm.experimental.noalias")):
                 continue
+            elif name == "realloc":  # ends the old block, like a free
+                eff.writes.append((inst, underlying(inst.args[0])))
             elif name in ALLOCATION_FUNCTIONS:
                 continue
             elif name in DEALLOCATION_FUNCTIONS:  # freeing ends the memory: count as a write

@@ -76,8 +76,6 @@ EXPECTED_ERRORS: dict[str, tuple[str, ...]] = {
 
 _RECURSIVE = ("writes memory and could not be inlined (is it recursive?); "
               "such calls are not supported yet")
-_INDIRECT = ("an indirect call has no derivative rule and no body; add a rule in "
-             "enzyme_py/rules/libm.py ... or declare it inactive with __enzyme_inactivefn")
 
 # What the tool does not handle today: (stem, opt) -> reason; opt None means both levels.
 XFAIL: dict[tuple[str, str | None], str] = {
@@ -85,35 +83,14 @@ XFAIL: dict[tuple[str, str | None], str] = {
         "transform error in @loss at `call ptr @build(...)`: '@build " + _RECURSIVE
         + "' (recursive construction of a malloc'd binary tree)",
     ("recursion_heap_list", None):
-        "WRONG NUMBERS, no error: every dx is 0 (dx[0] got=0 want=2.0640216894480146); "
-        "the recursive lsum() over heap list nodes built in the differentiated function "
-        "propagates no adjoint into the nodes (leak check passes)",
-    ("heap_matrix_rows", "-O0"):
-        "WRONG NUMBERS, no error: dx[0] got=-2.6886583660625236 want=-6.6685225619559141 "
-        "(double ** matrix of malloc'd rows built inside the differentiated function; "
-        "leak check passes)",
-    ("heap_matrix_rows", "-O2"):
-        "transform error in @loss at `%57 = load ptr, ptr %56` (row pointer A[i] loaded from "
-        "the malloc'd row array): 'this pointer leads to active data, but it was loaded from "
-        "memory without a shadow (pass that memory as dup)'",
-    ("heap_realloc_grow", None):
-        "transform error in @loss at `call ptr @realloc(...)`: 'realloc of memory holding "
-        "active data is not supported yet'",
+        "transform error in @loss at `call double @lsum(ptr ...)`: '@lsum reads memory that "
+        "this function may overwrite, and could not be inlined; such calls are not supported "
+        "yet' (recursive lsum() over heap list nodes that loss() frees afterwards)",
     ("custom_gradient_loop", None):
         "wrong value: dx[0] got 5.81 want 2.93 (the registered reverse pass adds to d_src but "
         "leaves *d_dest as it was; the buffer written by the call is reused every iteration, "
         "so its stale adjoint is counted again: who zeroes a custom call's output shadow is "
         "not settled)",
-    ("virtual_known", None):
-        "transform error in @_Z4lossPKdi at `call double %vfn(ptr %obj, double)`: '"
-        + _INDIRECT + "' (virtual call on a local Square/Circle object; the vtable "
-        "pointer stored by the inlined constructor is not forwarded to the vtable load)",
-    ("std_function", None):
-        "transform error in @_Z4lossPKddi at the std::function invoker call "
-        "`call double %invoker(ptr %functor, ptr %arg)`: '" + _INDIRECT + "'",
-    ("stl_algorithms", "-O0"):
-        "transform error in @_Z4lossPKdS0_i at `%4 = alloca double, align 8`: 'this stack "
-        "memory holds active data but has no shadow' (-O0 only; -O2 passes)",
 }
 
 _KNOWN = {p.stem for p in PROGRAMS}
