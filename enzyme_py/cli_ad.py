@@ -7,9 +7,11 @@ Invariant: both read LLVM text, canonicalize a copy, differentiate, optimize the
 from __future__ import annotations
 
 import argparse
+import sys
 
 from enzyme_py.ad.driver import gradient_module, prepare
 from enzyme_py.ad.enzyme_abi import autodiff_calls, lower_autodiff_calls
+from enzyme_py.ad.registrations import uncalled_rules
 from enzyme_py.analysis.activity import ACTIVITIES, analyze_activity, carries_float
 from enzyme_py.cli import StageDump, add_dump_options, command, read_text, write_text
 from enzyme_py.errors import EnzymePyError
@@ -87,6 +89,11 @@ def transform(args: argparse.Namespace) -> int:
     from enzyme_py.ad.enzyme_abi import plan_call
     from enzyme_py.ad.enzyme_abi_fwd import fwddiff_targets, lower_fwddiff_calls
 
+    for name in uncalled_rules(module):
+        print(f"{args.input}: warning: @{name} has a registered derivative but no call to it "
+              "is left in this module (clang inlines small functions at -O1 and above), so "
+              "the registered rule is not used; declare it __attribute__((noinline))",
+              file=sys.stderr)
     targets = [plan_call(module, c).function.name or "" for c in autodiff_calls(module)]
     targets += fwddiff_targets(module)
     work = prepare(module, dump if dump.active else None, targets=targets)

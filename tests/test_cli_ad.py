@@ -330,3 +330,33 @@ def test_transform_subprocess(clang, tmp_path) -> None:
     assert res.returncode == 0, res.stderr
     stdout = _link_and_run(clang, out, tmp_path / "prog")
     assert stdout.startswith("ds=2.96162959757")
+
+
+INLINED_RULE = r"""
+#include <math.h>
+extern int enzyme_dup, enzyme_const;
+extern double __enzyme_autodiff(void *, ...);
+void norm2(const double *v, double *out) { *out = sqrt(v[0] * v[0] + v[1] * v[1]); }
+void norm2_rev(const double *v, double *dv, double *out, double *dout) {
+    dv[0] += *dout; dv[1] += *dout; *dout = 0.0;
+}
+void *__enzyme_register_gradient_norm2[3] = {(void *)norm2, (void *)0, (void *)norm2_rev};
+double total(const double *vs, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) { double r; norm2(vs + 2 * i, &r); s += r; }
+    return s;
+}
+void g(double *vs, double *d) { __enzyme_autodiff((void *)total, enzyme_dup, vs, d, enzyme_const, 2); }
+"""
+
+
+@pytest.mark.clang
+@pytest.mark.parametrize("opt,warned", [("-O0", False), ("-O2", True)])
+def test_transform_warns_when_a_registered_function_was_inlined(clang, tmp_path, capsys, opt,
+                                                                warned) -> None:
+    ll = _clang_ll(clang, tmp_path, INLINED_RULE, opt, "inlined")
+    assert main(["transform", str(ll), "-o", str(tmp_path / "g.ll")]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: @norm2 has a registered derivative but no call to it" in err) == warned
+    if warned:
+        assert "__attribute__((noinline))" in err

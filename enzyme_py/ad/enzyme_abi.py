@@ -184,7 +184,22 @@ def _replace_call(plan: CallPlan, grad: Function, ret_active: bool) -> None:
     assert fn is not None and call.parent is not None
     if replacement is not None:
         fn.replace_all_uses(call, replacement)
-    call.parent.remove(call)
+    remove_marker_call(call)
+
+
+def remove_marker_call(call: I.Call) -> None:
+    """Remove a lowered `__enzyme_*` call. C++ with exceptions calls it with `invoke`: the
+    derivative call that replaces it does not unwind, so the block branches to the normal
+    destination, and the landing pad loses this block as a predecessor."""
+    block = call.parent
+    assert block is not None
+    block.remove(call)
+    if isinstance(call, I.Invoke):
+        for phi in call.unwind.phis():
+            keep = [(v, b) for v, b in phi.incoming() if b is not block]
+            phi.operands = [v for v, _ in keep]
+            phi.incoming_blocks = [b for _, b in keep]
+        Builder().position_at_end(block).br(call.normal)
 
 
 def _has_uses(call: I.Call) -> bool:

@@ -134,3 +134,20 @@ def find_registrations(module: Module) -> Registrations:
                                            "no body in this module")
             reg.forward[f.name or ""] = CustomDerivative(f, fwd, name, every_shadow, tangent)
     return reg
+
+
+def uncalled_rules(module: Module) -> list[str]:
+    """Names of functions with a registered rule that nothing in `module` calls any more.
+
+    clang inlines small functions at -O1 and above before enzyme-py sees the IR; the
+    inlined copies are then differentiated as code and the rule is never used, which is worth
+    a warning (`__attribute__((noinline))` on the function keeps the call)."""
+    reg = find_registrations(module)
+    called: set[str] = set()
+    for fn in module.functions:
+        for inst in fn.instructions():
+            name = getattr(inst, "callee_name", None)
+            if name:
+                called.add(name)
+    return sorted(n for n in set(reg.custom) | set(reg.forward) if n not in called)
+

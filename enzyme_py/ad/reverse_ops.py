@@ -97,16 +97,18 @@ def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
     """True when the call needs no reverse code; raises for calls we cannot handle."""
     if name and (is_known_inactive(name) or name in tr.registrations.inactive):
         return True
+    writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
     custom = tr.registrations.custom.get(name) if name else None
     if custom is not None:
-        _custom_call(tr, call, custom)
+        if writes_active or tr.is_active(call):
+            _custom_call(tr, call, custom)
         return True
     if name and tr.registrations.python_rule(name) == "custom_jvp":
-        _custom_jvp_call(tr, call, tr.registrations.forward[name])
+        if writes_active or tr.is_active(call):
+            _custom_jvp_call(tr, call, tr.registrations.forward[name])
         return True
     if name and lookup(name) is not None:
         return False
-    writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
     if writes_active or tr.is_active(call):
         what = f"@{name}" if name else "an indirect call"
         callee = tr.module.symbols.get(name) if name else None

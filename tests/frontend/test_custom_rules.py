@@ -264,3 +264,71 @@ def test_missing_or_mistyped_rules_are_errors() -> None:
         ez.grad(uses_bad)(1.0, 2.0)
     with pytest.raises(TypeError, match="already has a custom_vjp rule"):
         ez.custom_jvp(bad)
+
+
+# --- rules on functions the optimizer could see through -----------------------------------------
+
+
+@ez.inactive
+def stop_gradient(v):
+    return v
+
+
+@ez.custom_vjp
+def clip_gradient(x):
+    return x
+
+
+def clip_gradient_fwd(x):
+    return x
+
+
+def clip_gradient_bwd(g):
+    return max(-0.5, min(0.5, g))
+
+
+clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+
+
+@ez.custom_vjp
+def one(x):
+    return 1.0
+
+
+def one_fwd(x):
+    return 1.0
+
+
+def one_bwd(g):
+    return 7.0 * g
+
+
+one.defvjp(one_fwd, one_bwd)
+
+
+def test_identity_and_constant_functions_keep_their_rules() -> None:
+    """-O2 before differentiation must not replace these calls by their argument or their
+    constant result (that would bypass the rule)."""
+
+    def uses_stop(x):
+        return x * stop_gradient(x)
+
+    assert ez.grad(uses_stop)(3.0) == 3.0
+    assert ez.jvp(uses_stop, (3.0,), (1.0,)) == (9.0, 3.0)
+
+    def uses_clip(x):
+        return clip_gradient(x * 3.0)
+
+    assert ez.grad(uses_clip)(2.0) == 1.5  # the cotangent 1.0 clipped to 0.5, times 3
+
+    def uses_one(x):
+        return one(x) * 2.0
+
+    assert ez.grad(uses_one)(2.0) == 14.0
+
+
+def test_check_grad_runs_functions_with_rules() -> None:
+    """JAX differentiates the undecorated body, so a correct rule passes `check_grad`."""
+    from enzyme_py.testing import check_grad
+
+    check_grad(scaled_norm, np.array([1.0, -2.0, 2.5]), 1.3, argnums=(0, 1))
