@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from enzyme_py.ad.devirtualize import devirtualize, direct_callees, remove_dead_fallbacks
+from enzyme_py.ad.dupnoneed import drop_unneeded_stores
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import analyze_activity
@@ -124,6 +125,7 @@ def gradient_module(module: Module, function: str, activities: list[str], return
         on_stage("activity", _ActivityView(analyze_activity(fn, activities, return_active)))
     grad = reverse_diff(work, fn, activities, return_active,
                         ReverseOptions(name=name, return_primal=return_primal))
+    drop_unneeded_stores(grad, fn, activities)
     if on_stage is not None:
         on_stage("gradient", work)
     if opt_level > 0:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from enzyme_py.ad.dupnoneed import drop_unneeded_stores
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import carries_float
 from enzyme_py.analysis.errors import DifferentiationError
@@ -68,6 +69,7 @@ def lower_autodiff_calls(module: Module) -> list[str]:
         if grad is None:
             grad = reverse_diff(module, fn, list(plan.activities), ret_active,
                                 ReverseOptions())
+            drop_unneeded_stores(grad, fn, list(plan.activities))
             made[key] = grad
         _replace_call(plan, grad, ret_active)
     define_markers(module)
