@@ -34,6 +34,7 @@ from enzyme_py.ad.enzyme_abi import (
     _where,
     define_markers,
     is_marker_function,
+    remove_marker_call,
     split_call,
 )
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
@@ -177,7 +178,7 @@ def _replace_call(plan: FwdCallPlan, fwd: Function) -> None:
     assert fn is not None and call.parent is not None
     if replacement is not None:
         fn.replace_all_uses(call, replacement)
-    call.parent.remove(call)
+    remove_marker_call(call)
 
 
 def _scalars(b: Builder, v: Value) -> list[Value]:

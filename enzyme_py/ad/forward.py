@@ -166,24 +166,24 @@ class ForwardTransform:
         existing = self.module.derived.get(key)
         if existing is not None:
             return existing[0]
-        name = self.module.unique_name(self.options.name or names.forward_function(fn.name))
-        work = Function(fn.name or name, fn.function_type, [a.name for a in fn.args])
+        work = Function(fn.name or "", fn.function_type, [a.name for a in fn.args])
         # Registered before it is built: a recursive call inside f calls this very derivative.
         self.final_type = self._derivative_type()
         self.module.derived[key] = (work, self.final_type)
         try:
-            return self._build(work, name)
+            return self._build(work)
         except BaseException:
             del self.module.derived[key]
             raise
 
-    def _build(self, work: Function, name: str) -> Function:
+    def _build(self, work: Function) -> Function:
         fn = self.primal
         work.parent = self.module
         self.work = work
         for src_arg, arg in zip(fn.args, work.args, strict=True):
             arg.attrs = list(src_arg.attrs)
         clone_body(fn, work, dict(zip(fn.args, work.args, strict=True)))
+        work.personality = fn.personality  # landing pads need it
         _name_blocks(fn, work)
         rewrite_float_copies(work)
         self._check_input()
@@ -200,7 +200,9 @@ class ForwardTransform:
         self.tangents: dict[Value, Lanes] = dict(self.arg_tangents)
         self._sweep()
         self._finish_signature()
-        work.name = name
+        # Named last: the derivatives of recursive callees, finished earlier, took theirs.
+        work.name = self.module.unique_name(self.options.name or
+                                            names.forward_function(self.primal.name or ""))
         self.module.add_function(work)
         problems = verify_function(work, raise_error=False)
         if problems:
@@ -210,8 +212,10 @@ class ForwardTransform:
         return work
 
     def _check_input(self) -> None:
+        """`invoke`, `landingpad` and `resume` may stay: the exceptional paths carry no
+        tangent code, and an invoke that needs some is refused by `forward_ops`."""
         for inst in self.work.instructions():
-            if isinstance(inst, (I.Invoke, I.LandingPad, I.Resume, I.IndirectBr)):
+            if isinstance(inst, I.IndirectBr):
                 raise self.error(inst, f"'{inst.opcode}' is not supported in forward mode yet")
 
     def _analysis_activities(self) -> list[str]:

@@ -66,6 +66,9 @@ class ForwardContext(MathContextMixin):
 
 
 def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
+    if isinstance(inst, I.Invoke):
+        _invoke(tr, inst)
+        return
     if isinstance(inst, I.Store):
         _store(tr, inst)
         return
@@ -97,6 +100,18 @@ def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
         _by_rule(tr, inst)
 
 
+def _invoke(tr: ForwardTransform, inst: I.Invoke) -> None:
+    """An `invoke` (a call that may throw) needs no tangent code when it neither returns an
+    active value nor sees active memory; tangent code after one is not supported yet."""
+    name = inst.callee_name or ""
+    if name and (is_known_inactive(name) or name in tr.registrations.inactive):
+        return
+    if tr.is_active(inst) or any(
+            a.type.is_pointer and tr.activity.touches_shadow(a) for a in inst.args):
+        raise tr.error(inst, "an 'invoke' (a call that may throw) that carries derivatives "
+                             "is not supported in forward mode yet")
+
+
 def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
     """True when the call needs no tangent code; raises for calls we cannot handle
     (the messages of reverse mode)."""
@@ -104,17 +119,21 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
         return True
     rule = tr.registrations.forward.get(name) if name else None
     if rule is not None:
-        _custom_call(tr, call, rule)
+        if tr.is_active(call) or any(a.type.is_pointer and tr.activity.touches_shadow(a)
+                                     for a in call.args):
+            _custom_call(tr, call, rule)
         return True
     if name and tr.registrations.python_rule(name) == "custom_vjp":
         raise tr.error(call, f"@{name} has a custom_vjp rule, which forward mode cannot use "
                              "(as in JAX); give it a custom_jvp rule for forward mode")
     if name and lookup(name) is not None:
         return False
+    callee = tr.module.symbols.get(name) if name else None
+    if isinstance(callee, Function) and not callee.is_declaration and call.type.is_pointer:
+        _check_returned_pointer(tr, call, callee)
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
     if not (writes_active or tr.is_active(call)):
         return True
-    callee = tr.module.symbols.get(name) if name else None
     if isinstance(callee, Function) and not callee.is_declaration:
         _defined_call(tr, call, callee)
         return True
@@ -294,11 +313,15 @@ def _masked_memory(tr: ForwardTransform, call: I.Call, name: str) -> None:
 
 
 def _free(tr: ForwardTransform, call: I.Call) -> None:
-    """Freeing heap memory that got a shadow here frees the shadow too."""
+    """Freeing shadowed heap memory frees its shadow too: memory allocated here (its shadow
+    is the `calloc` made for it), or reached through a pointer loaded from shadowed memory
+    (its shadow is the pointer at the same place in the shadow, which the pointer stores
+    mirrored there: null when the primal pointer led to memory without a shadow)."""
     p = call.args[0]
     objs = underlying(p)
     if not objs or not objs <= tr.activity.shadowed or not all(
-            isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS for o in objs):
+            isinstance(o, I.Load) or
+            (isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS) for o in objs):
         return
     shadows = tr.shadows(p)
     b = tr.b.position_after_def(call)
@@ -392,6 +415,48 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
         new.name = call.name
         fn.replace_all_uses(call, new)
     call.parent.remove(call)
+
+
+def _check_returned_pointer(tr: ForwardTransform, call: I.Call, g: Function) -> None:
+    """A pointer returned by a call that could not be inlined leads to memory the activity
+    analysis cannot name, so the tangents of what `g` stored there would read as zero. When
+    `g` sees active data and the pointer is used for more than freeing or comparing, that
+    would be a wrong derivative: raise instead."""
+    varied = tr.activity.varied
+    if not any(a in varied or (a.type.is_pointer and underlying(a) & varied)
+               for a in call.args):
+        return
+    user = _first_reading_use(call)
+    if user is None:
+        return
+    raise tr.error(call, f"@{g.name} returns a pointer and could not be inlined (is it "
+                         "recursive?); the derivatives of the memory it returns cannot be "
+                         f"followed yet (used by `{str(user).strip()}`)")
+
+
+def _first_reading_use(p: I.Instruction) -> I.Instruction | None:
+    """The first instruction that reads or passes on memory through `p` (followed through
+    GEPs, casts, phis and selects), or None when `p` is only compared or freed."""
+    fn = p.function
+    assert fn is not None
+    users: dict[Value, list[I.Instruction]] = {}
+    for inst in fn.instructions():
+        for op in inst.operands:
+            users.setdefault(op, []).append(inst)
+    todo, seen = [p], {p}
+    while todo:
+        v = todo.pop()
+        for u in users.get(v, []):
+            if isinstance(u, (I.GetElementPtr, I.Cast, I.Phi, I.Select)) and u.type.is_pointer:
+                if u not in seen:
+                    seen.add(u)
+                    todo.append(u)
+            elif isinstance(u, I.Compare) or (isinstance(u, I.Call) and
+                                           u.callee_name in DEALLOCATION_FUNCTIONS):
+                continue
+            else:
+                return u
+    return None
 
 
 def _writes_through(g: Function, index: int, seen: set[tuple[str, int]]) -> bool:

@@ -64,5 +64,5 @@ def test_output_read_back_keeps_its_stores(clang, tmp_path) -> None:
     dx, out, dout = np.zeros(3), np.zeros(3), np.zeros(3)
     grad(x, dx, out, dout, 3, 1.0)
     y = [math.exp(math.sin(v)) * v for v in x]
-    want = [2 * yi * math.exp(math.sin(v)) * (math.cos(v) * v + 1.0) for yi, v in zip(y, x)]
+    want = [2 * yi * math.exp(math.sin(v)) * (math.cos(v) * v + 1.0) for yi, v in zip(y, x, strict=True)]
     np.testing.assert_allclose(dx, want, rtol=1e-13)

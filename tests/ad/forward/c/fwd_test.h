@@ -54,4 +54,26 @@ ET_HELPER void fd_dir_vec(fd_vec_fn g, const double *x, const double *v, int n, 
   for (int i = 0; i < m; i++) out_t[i] = (op[i] - om[i]) / (2 * h);
 }
 
+/* Float version of fd_dir: f evaluates in float with the larger float step; the
+ * quotient is taken in double. */
+ET_HELPER double fd_dir_f(fd_array_fn_f f, const float *x, const float *v, int n, void *ctx) {
+  float xp[ET_FD_MAX], xm[ET_FD_MAX];
+  double m = 1.0;
+  for (int i = 0; i < n && i < ET_FD_MAX; i++)
+    if (fabs(x[i]) > m) m = fabs(x[i]);
+  double h = fd_step_dir_guard(n) ? 1e-3 * m : 0.0;
+  for (int i = 0; i < n; i++) {
+    xp[i] = (float)(x[i] + h * v[i]);
+    xm[i] = (float)(x[i] - h * v[i]);
+  }
+  return ((double)f(xp, ctx) - (double)f(xm, ctx)) / (2 * h);
+}
+
+/* <g, v>: the directional derivative that a gradient g predicts along v. */
+ET_HELPER double dot_dir(const double *g, const double *v, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += g[i] * v[i];
+  return s;
+}
+
 #endif /* FWD_TEST_H */

@@ -1,0 +1,31 @@
+/* Forward mode of tests/ad/c/loop_max_fmax.c: max / min reductions through
+ * fmax and fmin (llvm.maxnum / llvm.minnum at -O2); the tangent follows only
+ * the arg-max / arg-min entry. */
+#include "fwd_test.h"
+
+double __enzyme_fwddiff(void *, ...);
+
+__attribute__((noinline)) double range_mix(const double *x, int n) {
+  double hi = -INFINITY, lo = INFINITY;
+  for (int i = 0; i < n; i++) {
+    hi = fmax(hi, x[i] * x[i]);
+    lo = fmin(lo, x[i]);
+  }
+  return hi - 2.0 * lo;
+}
+
+enum { N = 21 };
+static double w_range_mix(const double *x, void *ctx) { (void)ctx; return range_mix(x, N); }
+
+int main(void) {
+  double x[N], v[N];
+  rng_seed(6);
+  rng_fill(x, N, -1.0, 1.0);
+  x[13] = 1.7;  /* clear maximum of x^2 */
+  x[4] = -1.4;  /* clear minimum */
+  rng_fill(v, N, -1.0, 1.0);
+  double t = __enzyme_fwddiff((void *)range_mix, enzyme_dup, x, v, enzyme_const, N);
+  check_close("range_mix_jvp", t, fd_dir(w_range_mix, x, v, N, NULL), 1e-6, 1e-8);
+  check_close("range_mix_exact", t, 2.0 * x[13] * v[13] - 2.0 * v[4], 1e-14, 1e-15);
+  return test_exit();
+}
