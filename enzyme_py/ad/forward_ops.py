@@ -370,6 +370,8 @@ def _custom_call(tr: ForwardTransform, call: I.Call, rule) -> None:
         tr.set_tangent(primal, (t,))
         tr.tangents[call] = (t,)
         call.parent.remove(call)
+    elif call.type.is_void:  # the rule computes what f writes as well as its tangents
+        call.parent.remove(call)
 
 
 def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
