@@ -44,7 +44,7 @@ from enzyme_py.calling import (
 )
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Compiled, FType, Scalar, Tuple, compile_python
-from enzyme_py.ir import Module
+from enzyme_py.ir import Function, Module
 from enzyme_py.passes import OptLevel
 
 __all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "autodiff", "grad",
@@ -72,6 +72,20 @@ class _Primal:
 def _params(f: Callable) -> list[str]:
     code = getattr(f, "__code__", None)
     return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def optimize_before_ad(module: Module, opt_level: int) -> Module:
+    """`module` optimized at `opt_level` for differentiation: LLVM's pipeline without loop
+    unrolling and vectorizers (`OptLevel(for_ad=True)`, Enzyme's place in the pipeline), so
+    each loop is differentiated as written; the gradient is then optimized in full. Functions
+    whose calls must stay calls (inactive ones, those with custom rules: `noinline` from the
+    front end) become `optnone` first, so that no interprocedural pass looks through them:
+    inferring that one returns its argument, or a constant, would let the optimizer bypass
+    the call, and with it the rule (an inactive identity function is `stop_gradient`)."""
+    for fn in module.functions:
+        if fn.suffix == ["noinline"]:
+            fn.suffix = ["noinline", "optnone"]
+    return OptLevel(opt_level, for_ad=True).run(module)
 
 
 def _build(f: Callable, types: tuple[FType, ...], options: Options, noalias: bool):
@@ -161,12 +175,11 @@ class _Gradient:
     seeded: bool
 
 
-def _written_arrays(compiled: Compiled) -> set[int]:
+def _written_arrays(fn: Function, arg_types: tuple[FType, ...]) -> set[int]:
     """Indices of array parameters the function (or its callees) may write."""
     from enzyme_py.analysis.memory import underlying
     from enzyme_py.ir import instructions as I
 
-    fn = compiled.function
     written_args = set()
     module = fn.parent
     assert module is not None
@@ -185,7 +198,7 @@ def _written_arrays(compiled: Compiled) -> set[int]:
                 written_args |= set(underlying(ptr))
     idx = set()
     flat = 0
-    for i, t in enumerate(compiled.arg_types):
+    for i, t in enumerate(arg_types):
         if isinstance(t, Array):
             if fn.args[flat] in written_args:
                 idx.add(i)
@@ -193,7 +206,7 @@ def _written_arrays(compiled: Compiled) -> set[int]:
         else:
             flat += 1
     if any(g is not fn and not g.is_declaration for g in module.functions):
-        idx |= {i for i, t in enumerate(compiled.arg_types) if isinstance(t, Array)}
+        idx |= {i for i, t in enumerate(arg_types) if isinstance(t, Array)}
     return idx
 
 
@@ -227,7 +240,12 @@ class _GradCache:
         if require_scalar and not (isinstance(rt0, Scalar) and rt0.is_float):
             raise EnzymePyError(f"grad of {name}() needs a function returning one float; it "
                                 f"returns {rt0} (use vjp for tuples)")
-        written = _written_arrays(compiled)
+        # Differentiate after optimization (the primal at -O2), then optimize the gradient;
+        # which arrays are written is read off the optimized code (no stack copies of the
+        # array pointers there).
+        module = optimize_before_ad(module, self.options.opt_level)
+        written = _written_arrays(module.get_function(compiled.function.name or ""),
+                                  compiled.arg_types)
         acts: list[str] = []
         flat_acts: list[str] = []
         for i, t in enumerate(types):
@@ -253,8 +271,6 @@ class _GradCache:
         ret_active = seeded_return and (
             (isinstance(rt, Scalar) and rt.is_float) or
             (isinstance(rt, Tuple) and any(x.is_float for x in rt.items)))
-        # Differentiate after optimization (the primal at -O2), then optimize the gradient.
-        module = OptLevel(self.options.opt_level).run(module)
         out, gname = gradient_module(module, compiled.function.name or "", flat_acts,
                                      ret_active, opt_level=0, return_primal=return_primal)
         if ret_active and isinstance(rt, Tuple):
@@ -563,10 +579,13 @@ def autodiff(f: Callable, *args: Any, seed: float = 1.0) -> tuple[float, ...]:
     return tuple(float(o) for o in outs)
 
 
-def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequence[int] = 0
-         ) -> str:
+def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequence[int] = 0,
+         preoptimize: bool = False) -> str:
     """The IR of `f` for these arguments at a stage: `python` (our IR of the function),
-    `preprocessed`, `activity`, `gradient` (before optimization), or `optimized`."""
+    `preprocessed` (canonicalized for AD), `activity`, `gradient` (before optimization), or
+    `optimized`. `grad` runs LLVM's -O2 on `f` before differentiating it; the stages skip
+    that step, which keeps them close to the source, unless `preoptimize` is true (then they
+    show exactly the code `grad` differentiates and runs)."""
     from enzyme_py.ad.driver import gradient_module
 
     pyfunc = getattr(f, "pyfunc", f)
@@ -584,6 +603,8 @@ def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequen
         else:
             acts.append("out" if i in nums and isinstance(t, Scalar) and t.is_float else "const")
     rt = compiled.return_type
+    if preoptimize:  # the module exactly as `grad` differentiates it
+        module = optimize_before_ad(module, 2)
     gradient_module(module, compiled.function.name or "", acts,
                     isinstance(rt, Scalar) and rt.is_float,
                     on_stage=lambda name, m: stages.__setitem__(name, str(m)))

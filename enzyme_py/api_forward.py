@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 
 from enzyme_py import backend
-from enzyme_py.api import Options, _build, _params
+from enzyme_py.api import Options, _build, _params, optimize_before_ad
 from enzyme_py.calling import arg_key, arg_types, convert_result
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Scalar
 from enzyme_py.frontend.ftypes import NoneType
-from enzyme_py.passes import OptLevel
 
 __all__ = ["hessian", "hvp", "jacfwd", "jacrev", "jvp"]
 
@@ -44,7 +43,7 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     name = getattr(f, "__name__", "f")
     types = arg_types(name, _params(f), args)
     module, compiled, session = _build(f, types, Options(), True)
-    module = OptLevel(2).run(module)
+    module = optimize_before_ad(module, 2)
     rt = compiled.return_type
     writer = isinstance(rt, NoneType) and not with_gradient
     if not (isinstance(rt, Scalar) and rt.is_float or writer):
@@ -77,7 +76,9 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
         flat_fwd.append("const")  # the seed
         if len(flat_fwd) != len(grad_fn.args):
             raise EnzymePyError("internal error: the gradient's signature is unexpected")
-    out, dname = forward_module(module, fname, flat_fwd, opt_level=0, return_primal=True)
+    # a Hessian needs only the tangent of the gradient (and nested structs cannot be returned)
+    out, dname = forward_module(module, fname, flat_fwd, opt_level=0,
+                                return_primal=not with_gradient)
     jm = backend.compile_ir(str(out), opt_level=2)
     return jm.function(dname), types
 
@@ -148,8 +149,8 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     # the result: { primal gradient outs..., tangent of those outs... } for float arguments
     outs = [t for t in types if isinstance(t, Scalar) and t.is_float]
     tangent_outs: list[Any] = []
-    if outs:  # the gradient returns the float arguments' adjoints: { primal, tangent }
-        tangent_outs = list(r[1]) if isinstance(r[1], tuple) else [r[1]]
+    if outs:  # the tangent of the gradient's float adjoints (a struct for several)
+        tangent_outs = list(r) if isinstance(r, tuple) else [r]
     result, k = [], 0
     for t, s in zip(types, second, strict=True):
         if isinstance(t, Array):
@@ -179,7 +180,7 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     name = getattr(f, "__name__", "f")
     types = arg_types(name, _params(f), args)
     module, compiled, _ = _build(f, types, Options(), True)
-    module = OptLevel(2).run(module)
+    module = optimize_before_ad(module, 2)
     rt = compiled.return_type
     if not (isinstance(rt, Scalar) and rt.is_float):
         raise EnzymePyError(f"{name}() must return one float here; it returns {rt}")

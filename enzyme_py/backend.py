@@ -12,10 +12,14 @@ Invariants:
   per `compile_ir`), which reports an unresolved symbol as an error where MCJIT would crash.
   The library is unloaded when its `JITModule` and all its `NativeFunction`s are collected.
 - LLVM is initialized lazily and once (native target, asm printer; libm and libgcc_s loaded
-  so that `sin`, `exp`, ... and builtins such as `__powidf2` resolve in JIT code). Pipelines
-  use one host target machine per opt level, created once, with the host CPU name and
-  features: the vectorizers see the real vector width. A module without `target triple` /
-  `target datalayout` gets the host's before it is optimized or compiled.
+  so that `sin`, `exp`, ... and builtins such as `__powidf2` resolve in JIT code, and glibc's
+  libmvec where present). Pipelines use one host target machine per opt level, created once,
+  with the host CPU name and features: the vectorizers see the real vector width. A module
+  without `target triple` / `target datalayout` gets the host's before it is optimized or
+  compiled. Pipelines run one at a time (see `_run_pipeline`).
+- Only `compile_ir` maps libm calls to libmvec's vector functions (`vector_math`); the text
+  that `optimize` and `run_llvm_passes` return keeps scalar calls, so it can be
+  differentiated.
 - Failures of LLVM (parse, verify, unresolved external symbols, unsupported signatures) raise
   `BackendError`; LLVM is never allowed to abort the process.
 - `NativeFunction.__call__` checks every argument in Python before native code runs: argument
@@ -37,6 +41,7 @@ import ctypes.util
 import difflib
 import itertools
 import operator
+import os
 import re
 import sys
 import threading
@@ -48,6 +53,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 
+from enzyme_py import vector_math
 from enzyme_py.errors import BackendError, CallError
 
 __all__ = [
@@ -91,8 +97,9 @@ def _host() -> _Host:
             llvm.initialize_native_asmprinter()
             # libm for sin, exp, ...; libgcc_s for builtins the code generator calls
             # (__powidf2 for llvm.powi). Either may already be in the process, or absent.
-            for library in ("m", "gcc_s"):
-                path = ctypes.util.find_library(library)
+            # libmvec (glibc's vector libm) for the vectorized calls of `vector_math`.
+            paths = [ctypes.util.find_library(library) for library in ("m", "gcc_s")]
+            for path in [*paths, "libmvec.so.1"]:
                 if path:
                     try:
                         llvm.load_library_permanently(path)
@@ -222,26 +229,46 @@ def _check_level(level: int) -> None:
         raise BackendError(f"optimization level must be 0, 1, 2 or 3, not {level!r}")
 
 
+_pipeline_lock = threading.Lock()
+_ordered_reductions = False  # the value of LLVM's -force-ordered-reductions; under the lock
+
+
 def _run_pipeline(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
-                  slp_vectorize: bool) -> None:
+                  slp_vectorize: bool, unroll: bool = True,
+                  ordered_reductions: bool = False) -> None:
+    """LLVM's -O<level> pipeline on `module`. `ordered_reductions` lets the loop vectorizer
+    vectorize a loop around a floating-point sum that it keeps in source order (the
+    transcendental calls beside the sum become vector calls; the result is unchanged).
+
+    That switch is a process-wide LLVM option, so every pipeline runs under one lock and sets
+    it to its own value: no run ever sees another's."""
+    global _ordered_reductions
     _check_level(level)
     options = llvm.create_pipeline_tuning_options(speed_level=level)
     # Clang's choice: vectorize (and interleave) only from -O2 on.
     options.loop_vectorization = loop_vectorize and level >= 2
     options.loop_interleaving = loop_vectorize and level >= 2
     options.slp_vectorization = slp_vectorize and level >= 2
-    # A fresh builder per run: llvmlite registers each run's instrumentation callbacks on the
-    # builder, so a reused builder would call into a finished run's destroyed state.
-    builder = llvm.create_pass_builder(_machine(level), options)
-    builder.getModulePassManager().run(module, builder)
+    options.loop_unrolling = unroll
+    machine = _machine(level)
+    with _pipeline_lock:
+        if ordered_reductions != _ordered_reductions:
+            llvm.set_option("", f"-force-ordered-reductions={str(ordered_reductions).lower()}")
+            _ordered_reductions = ordered_reductions
+        # A fresh builder per run: llvmlite registers each run's instrumentation callbacks on
+        # the builder, so a reused builder would call into a finished run's destroyed state.
+        builder = llvm.create_pass_builder(machine, options)
+        builder.getModulePassManager().run(module, builder)
 
 
 def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
-             slp_vectorize: bool = True) -> str:
+             slp_vectorize: bool = True, unroll: bool = True) -> str:
     """Run LLVM's default `-O<level>` pipeline (0-3) for the host and return the new text.
 
-    As in clang, the loop and SLP vectorizers run from level 2 on (each can be switched off);
-    the host CPU's features decide the vector width.
+    As in clang, the loop and SLP vectorizers run from level 2 on (each can be switched off,
+    and so can loop unrolling); the host CPU's features decide the vector width. Calls of
+    libm functions stay scalar calls (unlike `compile_ir`'s), so the text can be
+    differentiated.
 
     Example::
 
@@ -251,7 +278,7 @@ def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
     """
     with _scratch(text) as module:
         _target_host(module)
-        _run_pipeline(module, level, loop_vectorize, slp_vectorize)
+        _run_pipeline(module, level, loop_vectorize, slp_vectorize, unroll)
         return str(module)
 
 
@@ -812,7 +839,9 @@ class JITModule:
         return f"<JITModule functions={self.functions}>"
 
 
-_HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private, llvm.Linkage.available_externally}
+# `appending`: `@llvm.compiler.used` (see vector_math) is not a symbol to export.
+_HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private, llvm.Linkage.available_externally,
+           llvm.Linkage.appending}
 _jits: dict[int, Any] = {}
 _library_ids = itertools.count()
 
@@ -835,8 +864,31 @@ def _unresolved(module: llvm.ModuleRef) -> list[str]:
     return [name for name in declared if not llvm.address_of_symbol(name)]
 
 
+_libmvec: vector_math.VectorLibrary | None = None
+
+
+def _vector_library() -> vector_math.VectorLibrary:
+    """libmvec's variants this host can run (empty where libmvec is not loaded, on other
+    platforms than x86-64 Linux, and when the environment sets ENZYME_PY_NO_LIBMVEC=1)."""
+    global _libmvec
+    if os.environ.get("ENZYME_PY_NO_LIBMVEC", "0") not in ("", "0"):
+        return vector_math.VectorLibrary({})
+    if _libmvec is None:
+        host = _host()
+        if host.triple.startswith("x86_64") and "linux" in host.triple:
+            _libmvec = vector_math.vector_library(
+                host.features, lambda symbol: bool(llvm.address_of_symbol(symbol)))
+        else:
+            _libmvec = vector_math.VectorLibrary({})
+    return _libmvec
+
+
 def compile_ir(text: str, opt_level: int = 2) -> JITModule:
     """Parse, verify, optimize (unless `opt_level` is 0) and JIT-compile LLVM text (OrcJIT).
+
+    From -O2 on, where the host has glibc's libmvec, loops calling sin, cos, exp, log or pow
+    are vectorized with it (see `vector_math`), and a floating-point sum does not stop the
+    vectorizer: it is kept in source order. ENZYME_PY_NO_LIBMVEC=1 switches both off.
 
     Example::
 
@@ -846,10 +898,14 @@ def compile_ir(text: str, opt_level: int = 2) -> JITModule:
         1.5
     """
     _check_level(opt_level)
+    library = _vector_library()
+    vectorize = opt_level >= 2 and bool(library)
+    if vectorize:
+        text = vector_math.annotate(text, library)
     with _scratch(text) as module:
         _target_host(module)
         if opt_level:
-            _run_pipeline(module, opt_level, True, True)
+            _run_pipeline(module, opt_level, True, True, ordered_reductions=vectorize)
         optimized = str(module)
         missing = _unresolved(module)
         functions = {fn.name: _describe_function(fn) for fn in module.functions

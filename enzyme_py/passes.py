@@ -82,16 +82,26 @@ class LLVMPasses:
 
 @dataclass
 class OptLevel:
-    """LLVM's default pipeline at `-O<level>`."""
+    """LLVM's default pipeline at `-O<level>`.
+
+    `for_ad=True` (named `O<level>-ad`) is that pipeline without loop unrolling and the loop
+    and SLP vectorizers: Enzyme's place in the pipeline, after the scalar simplifications and
+    before loops are restructured. Unrolled or vectorized loops would be differentiated as
+    such (more values to tape, wider code); the gradient is optimized in full afterwards,
+    which unrolls and vectorizes the gradient itself."""
 
     level: int
+    for_ad: bool = False
 
     @property
     def name(self) -> str:
-        return f"O{self.level}"
+        return f"O{self.level}" + ("-ad" if self.for_ad else "")
 
     def run(self, module: Module) -> Module:
-        out = parse(jit.optimize(str(module), self.level), module.name)
+        keep_loops = not self.for_ad
+        text = jit.optimize(str(module), self.level, loop_vectorize=keep_loops,
+                            slp_vectorize=keep_loops, unroll=keep_loops)
+        out = parse(text, module.name)
         out.name = module.name
         return out
 
@@ -160,6 +170,8 @@ register_pass("strip-optnone", "remove optnone so that -O0 code can be optimized
 for _level in range(4):
     register_pass(f"O{_level}", f"LLVM's default -O{_level} pipeline")(
         lambda level=_level: OptLevel(level))
+    register_pass(f"O{_level}-ad", f"-O{_level} for differentiation: no loop unrolling, no "
+                  "vectorizers")(lambda level=_level: OptLevel(level, for_ad=True))
 for _name in sorted(set(jit.LLVM_PASSES) - set(PASSES)):
     register_pass(_name, f"LLVM pass '{_name}'")(lambda n=_name: LLVMPasses([n]))
 

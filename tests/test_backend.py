@@ -4,7 +4,9 @@ and the argument checks that run before native code."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
+import operator
 import re
 
 import numpy as np
@@ -604,3 +606,132 @@ def test_globals_and_internal_functions() -> None:
     assert counter.value == 7
     with pytest.raises(BackendError, match=r"@helper.*defined functions: bump"):
         jm.function("helper")
+
+
+# --------------------------------------------------------------------------- vector libm calls
+
+MATH_LOOP = r"""
+define double @math(ptr noalias %x, ptr noalias %out, i64 %n) {
+entry:
+  br label %loop
+
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s1, %loop ]
+  %p = getelementptr double, ptr %x, i64 %i
+  %v = load double, ptr %p
+  %a = call double @llvm.sin.f64(double %v)
+  %b = call double @exp(double %v)
+  %c = call double @llvm.cos.f64(double %b)
+  %av = call double @llvm.fabs.f64(double %v)
+  %l = call double @log(double %av)
+  %w = call double @llvm.pow.f64(double %av, double %a)
+  %ab = fmul double %a, %b
+  %abc = fadd double %ab, %c
+  %abcl = fadd double %abc, %l
+  %r = fadd double %abcl, %w
+  %q = getelementptr double, ptr %out, i64 %i
+  store double %r, ptr %q
+  %s1 = fadd double %s, %r
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %n
+  br i1 %more, label %loop, label %exit
+
+exit:
+  ret double %s1
+}
+
+define void @mathf(ptr noalias %x, ptr noalias %out, i64 %n) {
+entry:
+  br label %loop
+
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %p = getelementptr float, ptr %x, i64 %i
+  %v = load float, ptr %p
+  %a = call float @llvm.sin.f32(float %v)
+  %b = call float @expf(float %v)
+  %r = fadd float %a, %b
+  %q = getelementptr float, ptr %out, i64 %i
+  store float %r, ptr %q
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %n
+  br i1 %more, label %loop, label %exit
+
+exit:
+  ret void
+}
+
+declare double @llvm.sin.f64(double)
+declare double @llvm.cos.f64(double)
+declare double @llvm.fabs.f64(double)
+declare double @llvm.pow.f64(double, double)
+declare double @exp(double) nounwind willreturn memory(none)
+declare double @log(double) nounwind willreturn memory(none)
+declare float @llvm.sin.f32(float)
+declare float @expf(float) nounwind willreturn memory(none)
+"""
+
+
+def _has_libmvec() -> bool:
+    try:
+        ctypes.CDLL("libmvec.so.1")
+    except OSError:
+        return False
+    return True
+
+
+needs_libmvec = pytest.mark.skipif(not _has_libmvec(), reason="glibc's libmvec.so.1 is not "
+                                   "installed (the vector libm calls are then not used)")
+_VECTOR_CALL = re.compile(r"call <\d+ x (double|float)> @_ZGV")
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["libmvec", "no-libmvec"])
+def test_vector_math_matches_numpy(enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENZYME_PY_NO_LIBMVEC", "0" if enabled else "1")
+    jl = compile_ir(MATH_LOOP, opt_level=2)
+    assert bool(_VECTOR_CALL.search(jl.ir)) == (enabled and _has_libmvec())
+    x = np.random.default_rng(1).uniform(-3.0, 3.0, 1003)
+    out = np.empty_like(x)
+    total = jl.function("math")(x, out, x.size)
+    a, b, ax = np.sin(x), np.exp(x), np.abs(x)
+    expected = a * b + np.cos(b) + np.log(ax) + ax**a
+    # libmvec is accurate to a few ulp; the sum is kept in source order, exactly
+    np.testing.assert_allclose(out, expected, rtol=1e-14, atol=1e-14)
+    assert total == functools.reduce(operator.add, out.tolist())
+    xf = x.astype(np.float32)
+    outf = np.empty_like(xf)
+    jl.function("mathf")(xf, outf, xf.size)
+    np.testing.assert_allclose(outf, np.sin(xf) + np.exp(xf), rtol=1e-6, atol=1e-6)
+
+
+@needs_libmvec
+def test_vector_math_only_in_the_final_compilation() -> None:
+    assert "_ZGV" not in optimize(MATH_LOOP, 3)  # the text to differentiate keeps scalar calls
+    jl = compile_ir(MATH_LOOP, opt_level=2)
+    for name in ("sin", "exp", "cos", "log", "pow", "sinf", "expf"):
+        assert re.search(rf"call <\d+ x \w+> @_ZGV\w+_{name}\(", jl.ir), name
+    assert "llvm.compiler.used" not in jl  # not exported
+    assert not _VECTOR_CALL.search(compile_ir(MATH_LOOP, opt_level=1).ir)
+
+
+def test_vector_math_annotation() -> None:
+    from enzyme_py.vector_math import annotate, vector_library
+
+    lib = vector_library("+sse2,+avx2,-avx512f", lambda symbol: "pow" not in symbol)
+    assert [v.symbol for v in lib.variants["sin"]] == ["_ZGVbN2v_sin", "_ZGVdN4v_sin"]
+    assert [v.symbol for v in lib.variants["sinf"]] == ["_ZGVbN4v_sinf", "_ZGVdN8v_sinf"]
+    assert "pow" not in lib.variants
+    text = annotate(MATH_LOOP, lib)
+    assert ('call double @llvm.sin.f64(double %v) "vector-function-abi-variant"='
+            '"_ZGV_LLVM_N2v_llvm.sin.f64(_ZGVbN2v_sin),_ZGV_LLVM_N4v_llvm.sin.f64(_ZGVdN4v_sin)"'
+            in text)
+    assert "call double @llvm.pow.f64(double %av, double %a)\n" in text
+    assert "declare <8 x float> @_ZGVdN8v_sinf(<8 x float>)" in text
+    assert "@llvm.compiler.used = appending global [12 x ptr]" in text
+    assert normalize(text)  # LLVM accepts it
+    assert annotate(text, lib) is text  # already annotated
+    plain = "declare double @tan(double)\ndefine double @f(double %x) {\n" \
+            "  %y = call double @tan(double %x)\n  ret double %y\n}\n"
+    assert annotate(plain, lib) is plain
+    assert annotate(MATH_LOOP, vector_library("", lambda symbol: False)) is MATH_LOOP

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from enzyme_py.ir import parse
-from enzyme_py.passes import PASSES, PREPROCESS_PIPELINE, Pipeline, PipelineError
+from enzyme_py.passes import PASSES, PREPROCESS_PIPELINE, OptLevel, Pipeline, PipelineError
 from tests.conftest import FIXTURES
 
 
 def o0_module():
     return parse((FIXTURES / "c_dot.O0.ll").read_text(), "c_dot.O0.ll")
+
+
+def size(module):
+    return sum(1 for f in module.functions for _ in f.instructions())
 
 
 def count(module, opcode):
@@ -55,3 +61,16 @@ def test_levels_and_registry():
             "loop-simplify", "lcssa"} <= set(PASSES)
     out = Pipeline.parse("strip-optnone,O2").run(o0_module())
     assert count(out, "alloca") == 0
+
+
+def test_o2_for_differentiation_keeps_loops_scalar():
+    """`O2-ad` (what `grad` runs before differentiating): -O2 without loop unrolling and
+    vectorizers, so that each loop is differentiated once, as written."""
+    assert OptLevel(2, for_ad=True).name == "O2-ad" and "O2-ad" in PASSES
+    full = Pipeline.parse("strip-optnone,O2").run(o0_module())
+    for_ad = Pipeline.parse("strip-optnone,O2-ad").run(o0_module())
+    assert re.search(r"<\d+ x ", str(full))
+    assert not re.search(r"<\d+ x ", str(for_ad))
+    assert count(for_ad, "alloca") == 0
+    assert count(for_ad, "phi") < count(full, "phi")
+    assert 2 * size(for_ad) < size(full)

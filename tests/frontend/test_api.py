@@ -385,3 +385,20 @@ def test_recursion_in_grad() -> None:
         return x * rpow(x, n - 1)
 
     assert ez.grad(rpow)(1.1, 5) == pytest.approx(5 * 1.1 ** 4, rel=1e-14)
+
+
+def _squares_then_weighted(x, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        out[i] = x[i] * x[i]
+    for i in range(x.shape[0]):
+        s += out[i] * x[i]
+    return s
+
+
+def test_grad_with_a_written_array_that_is_not_differentiated() -> None:
+    """`out` is written and read back but not differentiated: it still needs a shadow."""
+    x, out = np.array([1.0, 2.0, -0.5]), np.zeros(3)
+    np.testing.assert_allclose(ez.grad(_squares_then_weighted)(x, out), 3 * x * x,
+                               rtol=1e-14)
+    np.testing.assert_allclose(out, x * x)  # the primal's writes reach the caller (like jit)

@@ -133,3 +133,27 @@ def test_hessian_of_corpus_function_matches_jax(name: str) -> None:
     ours = ez.hessian(case.f)(*args)
     ref = np.asarray(jax.hessian(jax_version_of(case.f))(*args))
     np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9)
+
+
+def two_floats(a, b):
+    return a * a * b + math.exp(b)
+
+
+def scaled_squares(x, a, b):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += a * x[i] * x[i] * b
+    return s
+
+
+def test_hvp_with_several_float_arguments() -> None:
+    ours = ez.hvp(two_floats, (1.5, 0.3), (1.0, 2.0))
+    ref = jax.jvp(jax.grad(jax_version_of(two_floats), argnums=(0, 1)), (1.5, 0.3), (1.0, 2.0))[1]
+    np.testing.assert_allclose(ours, [float(r) for r in ref], rtol=1e-13)
+    assert ez.hessian(two_floats)(1.5, 0.3) == pytest.approx(0.6, rel=1e-14)
+    x, v = np.array([1.0, 2.0]), np.array([1.0, -0.5])
+    ours = ez.hvp(scaled_squares, (x, 1.5, 0.5), (v, 1.0, 0.25))
+    ref = jax.jvp(jax.grad(jax_version_of(scaled_squares), argnums=(0, 1, 2)), (x, 1.5, 0.5),
+                  (v, 1.0, 0.25))[1]
+    np.testing.assert_allclose(ours[0], np.asarray(ref[0]), rtol=1e-13)
+    np.testing.assert_allclose(ours[1:], [float(ref[1]), float(ref[2])], rtol=1e-13)

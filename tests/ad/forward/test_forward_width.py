@@ -23,9 +23,12 @@ def test_scalars_width4_equals_four_calls() -> None:
     x, y = 0.4, -0.9
     V = rng.standard_normal((W, 2))
     got = four.fwd(x, *V[:, 0], y, *V[:, 1], 3)
-    assert got[0] == one.fwd(x, 0.0, y, 0.0, 3)[0]
+    # the same arithmetic, except that libm calls the vectorizer batches go to glibc's
+    # libmvec (within 4 ulp of the scalar functions): equal to a few ulp
+    assert got[0] == pytest.approx(one.fwd(x, 0.0, y, 0.0, 3)[0], rel=4e-15, abs=1e-300)
     for j in range(W):
-        assert got[1 + j] == one.fwd(x, V[j, 0], y, V[j, 1], 3)[1]
+        assert got[1 + j] == pytest.approx(one.fwd(x, V[j, 0], y, V[j, 1], 3)[1], rel=4e-15,
+                                           abs=1e-300)
 
 
 @pytest.mark.parametrize("ir,fname", [(K.BRANCHY, "f"), (K.WHILE, "f"), (K.VECTOR, "f")],
