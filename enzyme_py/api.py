@@ -225,12 +225,13 @@ class _GradCache:
         g = self.cache.get(key)
         if g is None:
             g = self._build(args, active, return_primal, seeded_return, key[-1],
-                            require_scalar)
+                            require_scalar, dupnoneed)
             self.cache[key] = g
         return g
 
     def _build(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
-               seeded_return: bool, alias: bool, require_scalar: bool) -> _Gradient:
+               seeded_return: bool, alias: bool, require_scalar: bool,
+               dupnoneed: tuple[bool, ...] = ()) -> _Gradient:
         from enzyme_py.ad.driver import gradient_module
 
         name = self.f.__name__
@@ -256,7 +257,10 @@ class _GradCache:
                                         "differentiated")
                 act = "dup" if active[i] or i in written else "const"
                 acts.append(act)
-                flat_acts.append(act)
+                # DuplicatedNoNeed: the same call, but the primal values written there are
+                # not needed (the gradient may skip computing them)
+                noneed = act == "dup" and i < len(dupnoneed) and dupnoneed[i]
+                flat_acts.append("dupnoneed" if noneed else act)
                 flat_acts.extend(["const"] * t.ndim)
             else:
                 assert isinstance(t, Scalar)
@@ -527,7 +531,9 @@ class Duplicated:
 
 @dataclass
 class DuplicatedNoNeed(Duplicated):
-    """Like `Duplicated`; the primal result written into `value` is not needed."""
+    """Like `Duplicated`, but the primal results written into `value` are not needed:
+    the gradient may leave them unwritten (and not compute them), as Enzyme's
+    `enzyme_dupnoneed`. Only the shadow `dval` is meaningful after the call."""
 
 
 @dataclass
@@ -571,7 +577,8 @@ def autodiff(f: Callable, *args: Any, seed: float = 1.0) -> tuple[float, ...]:
         else:
             raise CallError(f"autodiff: argument {i} must be Const(...), Active(...) or "
                             f"Duplicated(...), not {type(a).__name__}")
-    g = cache.get(values, tuple(active), False)
+    noneed = tuple(isinstance(a, DuplicatedNoNeed) for a in args)
+    g = cache.get(values, tuple(active), False, dupnoneed=noneed if any(noneed) else ())
     for i, act in enumerate(g.activities):
         if act == "dup" and i not in shadows:
             shadows[i] = np.zeros_like(values[i])  # written but not differentiated

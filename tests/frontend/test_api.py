@@ -402,3 +402,20 @@ def test_grad_with_a_written_array_that_is_not_differentiated() -> None:
     np.testing.assert_allclose(ez.grad(_squares_then_weighted)(x, out), 3 * x * x,
                                rtol=1e-14)
     np.testing.assert_allclose(out, x * x)  # the primal's writes reach the caller (like jit)
+
+
+def _sin_layer(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.exp(math.sin(x[i])) * x[i]
+
+
+def test_duplicated_no_need_skips_the_primal_output() -> None:
+    x = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    dx, out, dout = np.zeros(5), np.zeros(5), np.ones(5)
+    ez.autodiff(_sin_layer, Duplicated(x, dx), ez.DuplicatedNoNeed(out, dout))
+    np.testing.assert_allclose(dx, np.exp(np.sin(x)) * (np.cos(x) * x + 1.0), rtol=1e-14)
+    assert not out.any()  # not needed, so not written
+    dx2, out2 = np.zeros(5), np.zeros(5)
+    ez.autodiff(_sin_layer, Duplicated(x, dx2), Duplicated(out2, np.ones(5)))
+    np.testing.assert_allclose(dx2, dx, rtol=1e-15)
+    np.testing.assert_allclose(out2, np.exp(np.sin(x)) * x, rtol=1e-15)  # Duplicated: written
