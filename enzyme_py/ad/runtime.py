@@ -35,6 +35,33 @@ declare ptr @realloc(ptr, i64)
 !0 = !{!"branch_weights", i32 1, i32 1000}
 """
 
+# Appends `bytes` (a multiple of 16) to the tape stream `*slot` (capacity `*cap`, `*used` bytes
+# taken) and returns the offset of the new segment; the stream may move (realloc).
+_RESERVE = """
+define internal i64 @enzyme_py.reserve(ptr %slot, ptr %cap, ptr %used, i64 %bytes) {
+entry:
+  %off = load i64, ptr %used, align 8
+  %end = add i64 %off, %bytes
+  store i64 %end, ptr %used, align 8
+  %c = load i64, ptr %cap, align 8
+  %full = icmp ugt i64 %end, %c
+  br i1 %full, label %grow, label %done, !prof !0
+grow:
+  %twice = shl i64 %c, 1
+  %big = icmp ugt i64 %twice, %end
+  %newcap = select i1 %big, i64 %twice, i64 %end
+  store i64 %newcap, ptr %cap, align 8
+  %old = load ptr, ptr %slot, align 8
+  %new = call ptr @realloc(ptr %old, i64 %newcap)
+  store ptr %new, ptr %slot, align 8
+  br label %done
+done:
+  ret i64 %off
+}
+declare ptr @realloc(ptr, i64)
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"""
+
 # `src[i] += dst[i]; dst[i] = 0` over `n` bytes of T: the adjoint of memcpy(dst, src, n).
 _COPY_ADJOINT = """
 define internal void @enzyme_py.copy_adjoint.{suffix}(ptr %dst, ptr %src, i64 %bytes) {{
@@ -125,6 +152,10 @@ def _add_metadata(module: Module, line: str, fn: Function) -> None:
 
 def grow_function(module: Module) -> Function:
     return _install(module, "enzyme_py.grow", _GROW)
+
+
+def reserve_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.reserve", _RESERVE)
 
 
 def copy_adjoint_function(module: Module, float_type: str) -> Function:

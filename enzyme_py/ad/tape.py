@@ -8,9 +8,15 @@ to what `v` was in the forward iteration being reversed. Invariants:
   recomputed only when no instruction of the function may write its memory;
 - a basic induction variable is rebuilt from the reverse iteration counter;
 - everything else is cached: an entry-block slot outside loops; inside loops an array indexed
-  by the loop's canonical iteration number, allocated once in the preheader when the trip count
-  is known at loop entry, or grown on demand (realloc) when it is not. Every array is freed when
-  the reversed loop finishes, so all tape memory is released before the gradient returns.
+  by the canonical iteration number. A loop's arrays belong to its tape root (`tape_root`): the
+  outermost enclosing loop whose entry already knows the trip counts of every loop below it
+  down to this one. The array holds all iterations of that nest, indexed row-major by the
+  loops' iteration numbers. When the root's trip count is known at its entry, all its arrays
+  share one frame per entry: a `malloc` for a root outside loops, freed where the reversed root
+  finishes (its reverse preheader); a segment of the tape stream for a root inside a loop
+  (whose entries repeat), and the stream is freed at the end of the reverse sweep. When it is
+  not known, the array is grown by rows (realloc) as the root runs, and freed like a malloc
+  frame. So all tape memory is released before the gradient returns.
 """
 
 from __future__ import annotations
@@ -20,8 +26,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from enzyme_py.ad import names
-from enzyme_py.ad.runtime import grow_function
-from enzyme_py.analysis.loops import InductionVariable, Loop, TripCount, emit_trip_count
+from enzyme_py.ad.runtime import grow_function, reserve_function
+from enzyme_py.analysis.loops import (
+    InductionVariable,
+    Loop,
+    TripCount,
+    emit_trip_count,
+    trip_count_invariant_in,
+)
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -52,11 +64,44 @@ class LoopState:
     riv_slot: I.Instruction  # reverse iteration number (alloca)
     limits: dict[Block, I.Phi] = field(default_factory=dict)  # exit block -> last iv
     trip: TripCount | None = None
-    trip_value: Value | None = None  # emitted lazily at the end of the preheader
+    # tape root -> this loop's trip count, emitted at the end of the root's preheader
+    trips: dict[Loop, Value] = field(default_factory=dict)
+    # tape root -> flattened iteration number of the nest from the root down to this loop
+    flat: dict[Loop, Value] = field(default_factory=dict)
     ivs: dict[Value, InductionVariable] = field(default_factory=dict)
     # (value, exit block -> forward value, reverse slot) of growable arrays
     grown: list[tuple[Value, dict[Block, Value], I.Instruction]] = field(default_factory=list)
     entry_edges: list[tuple[Block, Block]] = field(default_factory=list)  # (edge block, exit)
+
+
+@dataclass
+class TapeFrame:
+    """The one allocation, per entry of a tape root whose trip count is known at entry, that
+    holds all its arrays back to back. Every size and offset is computed before `call` (in the
+    root's preheader); `end`, the bytes used so far, becomes `call`'s size in `emit_frees`.
+    `call` is a `malloc` for a root outside loops; a root inside a loop is entered once per
+    iteration of it, so its frames are segments of the tape stream instead (`call` is
+    `enzyme_py.reserve` and returns the segment's offset in the stream)."""
+
+    call: I.Call
+    end: Value
+
+    @property
+    def in_stream(self) -> bool:
+        return self.call.callee_name == "enzyme_py.reserve"
+
+
+@dataclass
+class TapeStream:
+    """One buffer per gradient call for the frames of nested roots, grown by `reserve` during
+    the forward sweep and freed at the end of the reverse sweep. The forward sweep reads the
+    base from `slot` at each store (a later reserve may move it); the reverse sweep uses
+    `final`, read at the end of the forward sweep."""
+
+    slot: I.Instruction
+    cap: I.Instruction
+    used: I.Instruction
+    final: I.Instruction
 
 
 class Tape:
@@ -67,6 +112,9 @@ class Tape:
         self.array_of: dict[Value, Callable[[], Value]] = {}
         self._cheap: dict[Value, bool] = {}
         self.frees: dict[Block, list[Callable[[], Value]]] = {}
+        self.roots: dict[Loop, Loop] = {}
+        self.frames: dict[Loop, TapeFrame] = {}
+        self.stream: TapeStream | None = None
 
     # --- lookup -----------------------------------------------------------------------------
 
@@ -168,20 +216,18 @@ class Tape:
                 return False
         return True
 
-    # --- caching ----------------------------------------------------------------------------
+    # --- caching ---------------------------------------------------------------------------
 
     def _load_cached(self, v: I.Instruction, lp: Loop | None) -> Value:
         b = self.tr.b
         if lp is None:
             return b.load(v.type, self._slot(v), name=v.name)
-        array = self.array_of.get(v)
-        if array is None:
-            array = self._make_array(v, lp)
-            self.array_of[v] = array
-        state = self.tr.loop_states[lp]
-        arr = array()
-        idx = b.load(T.I64, state.riv_slot, 8)
-        ptr = b.getelementptr(v.type, arr, [idx])
+        got = self.array_of.get(v)
+        if got is None:
+            got = self._make_array(v, lp)
+            self.array_of[v] = got
+        array, root = got
+        ptr = b.getelementptr(v.type, array(), [self._reverse_index(lp, root)])
         return b.load(v.type, ptr, tape_align(v.type), name=v.name)
 
     def _slot(self, v: I.Instruction) -> I.Instruction:
@@ -192,38 +238,178 @@ class Tape:
             Builder().position_after_def(v).store(v, slot)
         return slot
 
-    def _make_array(self, v: I.Instruction, lp: Loop) -> Callable[[], Value]:
-        """Create the per-loop-entry array for `v`; return how reverse code reaches it."""
+    def tape_root(self, lp: Loop) -> Loop:
+        """The loop at whose entry the tapes of `lp`'s values are allocated: the outermost
+        enclosing loop such that the trip count of every loop from it down to `lp`, itself
+        excepted, is known at its entry (each is invariant in it). One array then holds every
+        iteration of the nest, indexed by the flattened iteration number (`_forward_index`)."""
+        root = self.roots.get(lp)
+        if root is None:
+            root, nest = lp, [lp]
+            while root.parent is not None and all(self._known_at(m, root.parent) for m in nest):
+                root = root.parent
+                nest.append(root)
+            self.roots[lp] = root
+        return root
+
+    def _known_at(self, lp: Loop, outer: Loop) -> bool:
+        trip = self.tr.loop_states[lp].trip
+        return trip is not None and trip_count_invariant_in(trip, outer)
+
+    def _trip_at(self, lp: Loop, root: Loop) -> Value:
+        """The trip count of `lp`, emitted once at the end of `root`'s preheader."""
+        state = self.tr.loop_states[lp]
+        got = state.trips.get(root)
+        if got is None:
+            assert state.trip is not None
+            got = state.trips[root] = emit_trip_count(self._at_entry(root), state.trip)
+        return got
+
+    def _nest(self, lp: Loop, root: Loop) -> list[Loop]:
+        """The loops from `root` (first) down to `lp` (last)."""
+        nest = lp.nest()
+        return nest[nest.index(root):]
+
+    def _forward_index(self, lp: Loop, root: Loop) -> Value:
+        """The current iteration of the nest from `root` down to `lp`, flattened row-major:
+        `((iv_root * trip_1 + iv_1) * trip_2 + ...) + iv_lp`, built in `lp`'s header."""
+        state = self.tr.loop_states[lp]
+        if lp is root:
+            return state.iv
+        got = state.flat.get(root)
+        if got is None:
+            assert lp.parent is not None
+            outer = self._forward_index(lp.parent, root)
+            at = Builder().position_after_phis(lp.header)
+            row = at.mul(outer, self._trip_at(lp, root))
+            got = state.flat[root] = at.add(row, state.iv, name="tape.index")
+        return got
+
+    def _reverse_index(self, lp: Loop, root: Loop) -> Value:
+        """`_forward_index` of the iteration being reversed, at the builder's position."""
+        b = self.tr.b
+        k = b.load(T.I64, self.tr.loop_states[lp].riv_slot, 8)
+        if lp is root:
+            return k
+        assert lp.parent is not None
+        outer = self._reverse_index(lp.parent, root)
+        return b.add(b.mul(outer, self.lookup(self._trip_at(lp, root))), k)
+
+    def _make_array(self, v: I.Instruction,
+                    lp: Loop) -> tuple[Callable[[], Value], Loop]:
+        """Create the array of `v` (a value of loop `lp`), allocated at each entry of its tape
+        root; return how reverse code reaches it, and the root."""
+        root = self.tape_root(lp)
+        if self.tr.loop_states[root].trip is None:
+            return self._make_grown_array(v, lp, root), root
+        frame = self._frame(root)
+        trips = [self._trip_at(m, root) for m in self._nest(lp, root)]
+        fwd = self._at_entry(root)
+        nbytes = fwd.mul(_product(fwd, trips), ConstantInt(T.I64, alloc_size(v.type)))
+        offset = frame.end
+        padded = fwd.add(nbytes, ConstantInt(T.I64, MALLOC_ALIGN - 1))
+        rounded = fwd.binop("and", padded, ConstantInt(T.I64, -MALLOC_ALIGN))
+        frame.end = rounded if is_constant(offset) else fwd.add(offset, rounded, name="tape.end")
+        index = self._forward_index(lp, root)  # first: it may insert where `at` would point
+        if frame.in_stream:
+            at = self._store_position(v)
+            arr = self._array_at(at, at.load(T.PTR, self._stream().slot, 8), frame.call, offset)
+        else:
+            arr = self._array_at(Builder().position_after_def(frame.call), frame.call, None,
+                                 offset, names.cache(v))
+            at = self._store_position(v)
+        at.store(v, _gep(at, v.type, arr, index), tape_align(v.type))
+        return (lambda: self._reverse_array(frame, offset, v)), root
+
+    def _array_at(self, b: Builder, base: Value, segment: Value | None, offset: Value,
+                  name: str | None = None) -> Value:
+        """`base + segment + offset` (bytes), skipping what is absent or zero."""
+        if segment is not None:
+            base = b.getelementptr(T.I8, base, [segment])
+        if is_constant(offset):  # the first array starts the frame
+            return base
+        return b.getelementptr(T.I8, base, [offset], name=name)
+
+    def _reverse_array(self, frame: TapeFrame, offset: Value, v: I.Instruction) -> Value:
+        b = self.tr.b
+        off = offset if is_constant(offset) else self.lookup(offset)
+        if frame.in_stream:
+            return self._array_at(b, self._stream().final, self.lookup(frame.call), off,
+                                  names.cache(v))
+        return self._array_at(b, self.lookup(frame.call), None, off, names.cache(v))
+
+    def _frame(self, root: Loop) -> TapeFrame:
+        frame = self.frames.get(root)
+        if frame is None:
+            pre = root.preheader
+            assert pre is not None and pre.terminator is not None
+            at = Builder().position_before(pre.terminator)
+            zero = ConstantInt(T.I64, 0)
+            if root.parent is None:
+                call = at.call(self._malloc(), [zero], name="tape")
+                self.frees.setdefault(pre, []).append(lambda: self.lookup(call))
+            else:
+                st = self._stream()
+                call = at.call(reserve_function(self.tr.module), [st.slot, st.cap, st.used, zero],
+                               name="tape.segment")
+            frame = self.frames[root] = TapeFrame(call, zero)
+        return frame
+
+    def _stream(self) -> TapeStream:
+        """The tape stream, created on first use: allocated in the first block, its final
+        base read where the forward sweep ends, freed where the reverse sweep ends."""
+        if self.stream is None:
+            tr = self.tr
+            initial = 4096
+            slot = tr.entry_alloca(T.PTR, "tape.stream")
+            cap = tr.entry_alloca(T.I64, "tape.stream.cap", ConstantInt(T.I64, initial))
+            used = tr.entry_alloca(T.I64, "tape.stream.used", ConstantInt(T.I64, 0))
+            at = Builder().position_before(tr.alloca_block.instructions[-1])
+            at.store(at.call(self._malloc(), [ConstantInt(T.I64, initial)]), slot, 8)
+            end = tr.exit_block.terminator
+            assert end is not None
+            final = Builder().position_before(end).load(T.PTR, slot, 8, name="tape.stream")
+            assert isinstance(final, I.Instruction)
+            self.stream = TapeStream(slot, cap, used, final)
+            self.frees.setdefault(tr.entry, []).append(lambda: final)
+        return self.stream
+
+    def _at_entry(self, root: Loop) -> Builder:
+        """Where code computing sizes at `root`'s entry goes: before its frame's allocation,
+        which must see them, else at the end of its preheader."""
+        frame = self.frames.get(root)
+        if frame is not None:
+            return Builder().position_before(frame.call)
+        assert root.preheader is not None and root.preheader.terminator is not None
+        return Builder().position_before(root.preheader.terminator)
+
+    def _make_grown_array(self, v: I.Instruction, lp: Loop, root: Loop) -> Callable[[], Value]:
+        """The root's trip count is unknown: grow the array (realloc) as the root runs, by
+        rows of the inner loops' known trip counts (one element when `lp` is the root)."""
         tr = self.tr
-        state = tr.loop_states[lp]
-        pre = lp.preheader
+        state = tr.loop_states[root]
+        pre = root.preheader
         assert pre is not None and pre.terminator is not None
-        size = alloc_size(v.type)
-        fwd = Builder().position_before(pre.terminator)
-        malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
-        if state.trip is not None:
-            if state.trip_value is None:
-                state.trip_value = emit_trip_count(fwd, state.trip)
-            nbytes = fwd.mul(state.trip_value, ConstantInt(T.I64, size))
-            arr = fwd.call(malloc, [nbytes], name=names.cache(v))
-            at = Builder().position_after_def(v)
-            at.store(v, _gep(at, v.type, arr, state.iv), tape_align(v.type))
-            self.frees.setdefault(pre, []).append(lambda: self.lookup(arr))
-            return lambda: self.lookup(arr)
-        # Unknown trip count: grow the array (realloc) as the loop runs.
+        trips = [self._trip_at(m, root) for m in self._nest(lp, root)[1:]]
+        fwd = Builder().position_before(pre.terminator)  # after the trip counts
+        row_bytes: Value = ConstantInt(T.I64, alloc_size(v.type))
+        if trips:
+            row_bytes = fwd.mul(_product(fwd, trips), row_bytes)
         slot = tr.entry_alloca(T.PTR, names.cache(v) + ".ptr")
         cap = tr.entry_alloca(T.I64, names.cache(v) + ".cap")
-        initial = 16
+        initial = 4 if trips else 16  # rows: fewer when a row is a whole inner nest
         fwd.store(ConstantInt(T.I64, initial), cap, 8)
-        fwd.store(fwd.call(malloc, [ConstantInt(T.I64, initial * size)]), slot, 8)
+        first = fwd.mul(ConstantInt(T.I64, initial), row_bytes) if trips else \
+            ConstantInt(T.I64, initial * alloc_size(v.type))
+        fwd.store(fwd.call(self._malloc(), [first]), slot, 8)
         grow = grow_function(tr.module)
-        after_phis = Builder().position_after_phis(lp.header)
-        after_phis.call(grow, [slot, cap, state.iv, ConstantInt(T.I64, size)])
-        store_at = Builder().position_after_def(v)
+        Builder().position_after_phis(root.header).call(grow, [slot, cap, state.iv, row_bytes])
+        index = self._forward_index(lp, root)
+        store_at = self._store_position(v)
         arr = store_at.load(T.PTR, slot, 8)
-        store_at.store(v, _gep(store_at, v.type, arr, state.iv), tape_align(v.type))
+        store_at.store(v, _gep(store_at, v.type, arr, index), tape_align(v.type))
         finals: dict[Block, Value] = {}
-        for exit_block in lp.exits:
+        for exit_block in root.exits:
             finals[exit_block] = Builder().position_after_phis(exit_block).load(T.PTR, slot, 8)
         rev_slot = tr.entry_alloca(T.PTR, names.cache(v) + ".rev")
         state.grown.append((v, finals, rev_slot))
@@ -231,6 +417,19 @@ class Tape:
             self._store_final(edge, finals[exit_block], rev_slot)
         self.frees.setdefault(pre, []).append(lambda: tr.b.load(T.PTR, rev_slot, 8))
         return lambda: tr.b.load(T.PTR, rev_slot, 8)
+
+    def _store_position(self, v: I.Instruction) -> Builder:
+        """Where the forward sweep stores `v` on the tape: right after it, or for a phi after
+        the tape code already placed after the phis (indices, growth), which it may read."""
+        if not isinstance(v, I.Phi):
+            return Builder().position_after_def(v)
+        assert v.parent is not None
+        first = next(i for i in v.parent.instructions
+                     if not isinstance(i, I.Phi) and i in self.tr.original)
+        return Builder().position_before(first)
+
+    def _malloc(self) -> Function:
+        return self.tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
 
     def _store_final(self, edge: Block, final: Value, rev_slot: I.Instruction) -> None:
         tr = self.tr
@@ -249,7 +448,10 @@ class Tape:
             tr.b.store(self.lookup(finals[exit_block]), rev_slot, 8)
 
     def emit_frees(self, rev_blocks: dict[Block, Block], free: Function) -> None:
-        """Free each loop's arrays where its reversed loop has finished (reverse preheader)."""
+        """Size each frame, and free each root's arrays where its reversed loop has finished
+        (reverse preheader)."""
+        for frame in self.frames.values():
+            frame.call.operands[3 if frame.in_stream else 0] = frame.end
         b = self.tr.b
         for pre, getters in self.frees.items():
             rb = rev_blocks[pre]
@@ -277,6 +479,13 @@ def _strictly_encloses(outer: Loop, inner: Loop) -> bool:
             return True
         p = p.parent
     return False
+
+
+def _product(b: Builder, factors: list[Value]) -> Value:
+    out = factors[0]
+    for f in factors[1:]:
+        out = b.mul(out, f, name="tape.count")
+    return out
 
 
 def _gep(b: Builder, ty: T.Type, arr: Value, index: Value) -> Value:

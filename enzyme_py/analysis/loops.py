@@ -263,6 +263,13 @@ def _exit_test(lp: Loop, x: Block) -> TripCount | None:
     return None
 
 
+def trip_count_invariant_in(tc: TripCount, lp: Loop) -> bool:
+    """`emit_trip_count(tc)` can be built at the end of `lp`'s preheader: every value it reads
+    is a constant, an argument, or an instruction outside `lp` (which then dominates that
+    preheader, since the counted loop, inside `lp`, uses it)."""
+    return _invariant(tc.iv.start, lp) and _invariant(tc.bound, lp)
+
+
 def _is_exact_ne(iv: InductionVariable, bound: Value, tested_next: bool) -> bool:
     """An `iv != bound` exit with |step| > 1 is exact only if the IV hits `bound`: when the
     increment cannot wrap (`nuw`/`nsw`, as the vectorizer emits), or when the loop starts at a

@@ -156,7 +156,7 @@ def test_loop_unoptimized_structure() -> None:
 ; the trip count is known at loop entry: the tape is allocated once in the preheader
 ; CHECK: entry:
 ; CHECK: %tc = add i64
-; CHECK: %p.cache = call ptr @malloc(i64
+; CHECK: %tape = call ptr @malloc(i64
 ; CHECK: head:
 ; CHECK-NEXT: %iv = phi i64 [ 0, %entry ], [ %iv.next, %body ]
 ; CHECK: store double %p, ptr
@@ -168,7 +168,7 @@ def test_loop_unoptimized_structure() -> None:
 ; CHECK: rev.head:
 ; CHECK: %riv.first = icmp eq i64 %{{.*}}, 0
 ; CHECK: rev.entry:
-; CHECK-NEXT: call void @free(ptr %p.cache)
+; CHECK-NEXT: call void @free(ptr %tape)
 ; CHECK-NEXT: br label %rev.return
 ; CHECK: rev.return:
 ; CHECK-NEXT: ret void

@@ -1,0 +1,386 @@
+"""Tapes of nested loops: where the arrays are allocated (golden structure of `@diffe_f`) and
+numeric gradients of nests whose inner trip counts are invariant in the outer loop, depend on
+it (triangular), or sit under an outer loop of unknown trip count."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+from enzyme_py.ad.driver import gradient_module
+from enzyme_py.backend import compile_ir
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import parse
+from enzyme_py.ir.module import Block, Function
+from tests.filecheck import filecheck
+
+# sum_i sum_j (x[i, j] - a[j])^2 through a scratch row `t` rewritten on every outer iteration
+# (ADBench GMM's shape). `{outer_test}` is the outer loop's exit test.
+_SCRATCH = """
+define double @f(ptr %a, ptr %x, ptr %t, i64 %n, i64 %d, double %lim) {{
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %olatch ]
+  %s = phi double [ 0.0, %entry ], [ %s.row, %olatch ]
+  {outer_test}
+  br i1 %go, label %w.pre, label %exit
+w.pre:
+  %row = mul i64 %i, %d
+  br label %w
+w:
+  %j = phi i64 [ 0, %w.pre ], [ %j.next, %w ]
+  %ij = add i64 %row, %j
+  %px = getelementptr double, ptr %x, i64 %ij
+  %xv = load double, ptr %px
+  %pa = getelementptr double, ptr %a, i64 %j
+  %av = load double, ptr %pa
+  %u = fsub double %xv, %av
+  %pt = getelementptr double, ptr %t, i64 %j
+  store double %u, ptr %pt
+  %j.next = add nsw i64 %j, 1
+  %cj = icmp slt i64 %j.next, %d
+  br i1 %cj, label %w, label %r.pre
+r.pre:
+  br label %r
+r:
+  %k = phi i64 [ 0, %r.pre ], [ %k.next, %r ]
+  %s2 = phi double [ %s, %r.pre ], [ %s3, %r ]
+  %pt2 = getelementptr double, ptr %t, i64 %k
+  %tv = load double, ptr %pt2
+  %sq = fmul double %tv, %tv
+  %s3 = fadd double %s2, %sq
+  %k.next = add nsw i64 %k, 1
+  %ck = icmp slt i64 %k.next, %d
+  br i1 %ck, label %r, label %olatch
+olatch:
+  %s.row = phi double [ %s3, %r ]
+  %i.next = add nsw i64 %i, 1
+  br label %outer
+exit:
+  ret double %s
+}}
+"""
+SCRATCH = _SCRATCH.format(outer_test="%go = icmp slt i64 %i, %n")
+SCRATCH_WHILE = _SCRATCH.format(outer_test="%go = fcmp olt double %s, %lim")
+ACTS = ["dup", "dup", "dup", "const", "const", "const"]
+
+
+def _gradient(ir: str, opt: int = 0) -> str:
+    out, grad = gradient_module(parse(ir), "f", ACTS, True, opt_level=opt)
+    return str(out)
+
+
+def _diffe(text: str) -> str:
+    start = text.rindex("define", 0, text.index("@diffe_f("))
+    return text[start:text.index("\n}\n", start) + 3]
+
+
+def _calls_in_loops(fn: Function, callee: str) -> tuple[int, int]:
+    """(calls of `callee` in `fn`, how many of them lie on a cycle of the CFG). The reverse
+    sweep never returns to the forward one, so a forward block on a cycle is in a loop."""
+    calls = [i for i in fn.instructions() if isinstance(i, I.Call) and i.callee_name == callee]
+    return len(calls), sum(1 for c in calls if c.parent is not None and _on_cycle(c.parent))
+
+
+def _on_cycle(block: Block) -> bool:
+    seen: set[int] = set()
+    stack = list(block.successors())
+    while stack:
+        b = stack.pop()
+        if b is block:
+            return True
+        if id(b) not in seen:
+            seen.add(id(b))
+            stack.extend(b.successors())
+    return False
+
+
+def _diffe_fn(text: str) -> Function:
+    return parse(text).get_function("diffe_f")
+
+
+def test_invariant_inner_tape_is_allocated_once_before_the_outer_loop() -> None:
+    body = _diffe(_gradient(SCRATCH))
+    filecheck(body, """
+; CHECK: entry:
+; the reading loop's trip count is known before the outer loop: one array for the whole nest
+; CHECK: %tape.count = mul i64 %tc, %tc.1
+; CHECK: %tape = call ptr @malloc(i64
+; CHECK: br label %outer
+; CHECK-NOT: @malloc
+; CHECK: r:
+; CHECK: %tape.index = add i64 %{{.*}}, %iv.
+; CHECK: store double %tv, ptr
+; CHECK: rev.entry:
+; CHECK-NEXT: call void @free(ptr %tape)
+""")
+    assert _calls_in_loops(_diffe_fn(_gradient(SCRATCH, opt=2)), "malloc") == (1, 0)
+
+
+def test_unknown_outer_trip_grows_rows_of_the_inner_nest() -> None:
+    body = _diffe(_gradient(SCRATCH_WHILE))
+    filecheck(body, """
+; CHECK: entry:
+; CHECK: %[[ROW:[0-9]+]] = mul i64 %tc, 8
+; CHECK: call ptr @malloc(
+; CHECK: outer:
+; CHECK: call void @enzyme_py.grow(ptr %tv.cache.ptr, ptr %tv.cache.cap, i64 %iv, i64 %[[ROW]])
+; CHECK-NOT: @malloc
+""")
+    count, in_loops = _calls_in_loops(_diffe_fn(_gradient(SCRATCH_WHILE, opt=2)), "malloc")
+    assert count >= 1 and in_loops == 0  # one per grown array, all before the outer loop
+
+
+TRIANGULAR = """
+define double @f(ptr %x, i64 %n) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %olatch ]
+  %s = phi double [ 0.0, %entry ], [ %s2, %olatch ]
+  %ci = icmp slt i64 %i, %n
+  br i1 %ci, label %ipre, label %exit
+ipre:
+  br label %inner
+inner:
+  %j = phi i64 [ 0, %ipre ], [ %j.next, %inner ]
+  %p = phi double [ 1.0, %ipre ], [ %p2, %inner ]
+  %px = getelementptr double, ptr %x, i64 %j
+  %v = load double, ptr %px
+  %p2 = fmul double %p, %v
+  %j.next = add nsw i64 %j, 1
+  %cj = icmp sle i64 %j.next, %i
+  br i1 %cj, label %inner, label %olatch
+olatch:
+  %sq = fmul double %p2, %p2
+  %s2 = fadd double %s, %sq
+  %i.next = add nsw i64 %i, 1
+  br label %outer
+exit:
+  ret double %s
+}
+"""
+
+
+def test_inner_trip_count_depending_on_the_outer_loop_takes_a_stream_segment_per_entry() -> None:
+    out, _ = gradient_module(parse(TRIANGULAR), "f", ["dup", "const"], True, opt_level=0)
+    body = _diffe(str(out))
+    filecheck(body, """
+; CHECK: alloca:
+; CHECK: %[[FIRST:[0-9]+]] = call ptr @malloc(i64 4096)
+; CHECK-NEXT: store ptr %[[FIRST]], ptr %tape.stream
+; CHECK: inner.preheader:
+; CHECK: %tape.segment = call i64 @enzyme_py.reserve(ptr %tape.stream, ptr %tape.stream.cap, ptr %tape.stream.used, i64
+; CHECK: inner:
+; CHECK: %[[BASE:[0-9]+]] = load ptr, ptr %tape.stream
+; CHECK-NEXT: getelementptr inbounds i8, ptr %[[BASE]], i64 %tape.segment
+; CHECK: exit:
+; CHECK: %tape.stream.1 = load ptr, ptr %tape.stream
+; CHECK: rev.inner:
+; CHECK: getelementptr inbounds i8, ptr %tape.stream.1, i64 %tape.segment.1
+; CHECK: rev.entry:
+; CHECK: call void @free(ptr %tape.stream.1)
+""")
+    assert _calls_in_loops(_diffe_fn(str(out)), "malloc") == (2, 0)
+
+
+def _compiled(ir: str):
+    out, grad = gradient_module(parse(ir), "f", ACTS, True, opt_level=2)
+    jm = compile_ir(str(out), opt_level=2)
+    return jm.function("f"), jm.function(grad)
+
+
+def _scratch_gradient(a: np.ndarray, x: np.ndarray, rows: int) -> tuple[np.ndarray, ...]:
+    diff = x[:rows] - a
+    da = -2 * diff.sum(axis=0)
+    dx = np.zeros_like(x)
+    dx[:rows] = 2 * diff
+    return da, dx
+
+
+@pytest.mark.parametrize(("n", "d"), [(1, 1), (3, 2), (40, 5)])
+def test_scratch_row_gradients(n, d) -> None:
+    f, df = _compiled(SCRATCH)
+    rng = np.random.default_rng(n + d)
+    a, x, t = rng.standard_normal(d), rng.standard_normal((n, d)), np.zeros(d)
+    da, dx, dt = np.zeros(d), np.zeros((n, d)), np.zeros(d)
+    df(a, da, x, dx, t, dt, n, d, 0.0, 1.0)
+    want_da, want_dx = _scratch_gradient(a, x, n)
+    np.testing.assert_allclose(da, want_da, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("lim", [0.5, 30.0, 300.0])
+def test_unknown_outer_trip_count_gradients(lim) -> None:
+    """The outer loop runs until the sum passes `lim` (up to ~150 rows: the rows grow)."""
+    f, df = _compiled(SCRATCH_WHILE)
+    rng = np.random.default_rng(7)
+    d = 3
+    a, x, t = rng.standard_normal(d), rng.standard_normal((400, d)), np.zeros(d)
+    sums = np.cumsum(((x - a) ** 2).sum(axis=1))
+    rows = int(np.searchsorted(sums, lim, side="left")) + 1
+    da, dx, dt = np.zeros(d), np.zeros_like(x), np.zeros(d)
+    value = f(a, x, t, 0, d, lim)
+    assert value == pytest.approx(sums[rows - 1])
+    df(a, da, x, dx, t, dt, 0, d, lim, 1.0)
+    want_da, want_dx = _scratch_gradient(a, x, rows)
+    np.testing.assert_allclose(da, want_da, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+
+
+# --- the same shapes through the Python front end (preoptimized: rotated, unrolled) ------------
+
+
+def scratch_rows(a, x):
+    n, d = x.shape
+    t = np.empty(d)
+    s = 0.0
+    for i in range(n):
+        for j in range(d):
+            t[j] = x[i, j] - a[j]
+        for j in range(d):
+            s += t[j] * t[j]
+    return s
+
+
+def triangular_rows(x):
+    n = x.shape[0]
+    t = np.empty(n)
+    s = 0.0
+    for i in range(n):
+        for j in range(i + 1):
+            t[j] = x[j] * x[i]
+        for j in range(i + 1):
+            s += np.sin(t[j])
+    return s
+
+
+def three_deep(a, x):
+    n, d = x.shape
+    t = np.empty((d, d))
+    s = 0.0
+    for i in range(n):
+        for j in range(d):
+            for k in range(d):
+                t[j, k] = x[i, j] * a[k]
+        for j in range(d):
+            for k in range(j, d):
+                s += t[j, k] * t[j, k] * x[i, k]
+    return s
+
+
+def while_rows(a, x):
+    n, d = x.shape
+    t = np.empty(d)
+    s = 0.0
+    i = 0
+    while s < 40.0:
+        for j in range(d):
+            t[j] = x[i, j] - a[j]
+        for j in range(d):
+            s += t[j] * t[j]
+        i += 1
+    return s
+
+
+def _fd(f, args: tuple, argnum: int, h: float = 1e-6) -> np.ndarray:
+    base = args[argnum]
+    g = np.zeros_like(base)
+    for k in np.ndindex(base.shape):
+        hi, lo = base.copy(), base.copy()
+        hi[k] += h
+        lo[k] -= h
+        g[k] = (f(*args[:argnum], hi, *args[argnum + 1:])
+                - f(*args[:argnum], lo, *args[argnum + 1:])) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize(("n", "d"), [(1, 1), (5, 2), (37, 11)])
+def test_python_scratch_rows(n, d) -> None:
+    rng = np.random.default_rng(n * d)
+    a, x = rng.standard_normal(d), rng.standard_normal((n, d))
+    da, dx = ez.grad(scratch_rows, argnums=(0, 1))(a, x)
+    want_da, want_dx = _scratch_gradient(a, x, n)
+    np.testing.assert_allclose(da, want_da, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+
+
+def test_python_scratch_rows_allocates_outside_the_outer_loop() -> None:
+    a, x = np.zeros(2), np.zeros((3, 2))
+    text = ez.show(scratch_rows, a, x, stage="gradient", argnums=(0, 1), preoptimize=True)
+    assert _calls_in_loops(parse(text).get_function("diffe_scratch_rows"), "malloc") == (1, 0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_python_triangular_rows(n) -> None:
+    x = np.random.default_rng(n).uniform(0.5, 1.5, n)
+    got = ez.grad(triangular_rows)(x)
+    np.testing.assert_allclose(got, _fd(ez.jit(triangular_rows), (x,), 0), rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize(("n", "d"), [(1, 1), (4, 3), (6, 9)])
+def test_python_three_deep(n, d) -> None:
+    rng = np.random.default_rng(n + 10 * d)
+    a, x = rng.standard_normal(d), rng.standard_normal((n, d))
+    da, dx = ez.grad(three_deep, argnums=(0, 1))(a, x)
+    f = ez.jit(three_deep)
+    np.testing.assert_allclose(da, _fd(f, (a, x), 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(dx, _fd(f, (a, x), 1), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("d", [1, 3, 10])
+def test_python_while_rows(d) -> None:
+    rng = np.random.default_rng(d)
+    a, x = rng.standard_normal(d), rng.standard_normal((200, d))
+    sums = np.cumsum(((x - a) ** 2).sum(axis=1))
+    rows = int(np.searchsorted(sums, 40.0, side="left")) + 1
+    assert rows < 200
+    da, dx = ez.grad(while_rows, argnums=(0, 1))(a, x)
+    want_da, want_dx = _scratch_gradient(a, x, rows)
+    np.testing.assert_allclose(da, want_da, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+
+
+HALVING = """
+declare double @llvm.sin.f64(double)
+
+define double @f(double %x, double %c) {
+entry:
+  br label %head
+head:
+  %y = phi double [ %x, %entry ], [ %y.next, %head ]
+  %s = call double @llvm.sin.f64(double %y)
+  %sc = fmul double %s, %c
+  %half = fmul double %y, 0.5
+  %y.next = fadd double %half, %sc
+  %big = fcmp ogt double %y.next, 1.0
+  br i1 %big, label %head, label %exit
+exit:
+  ret double %y.next
+}
+"""
+
+
+def test_header_phi_is_stored_after_its_array_grows() -> None:
+    out, _ = gradient_module(parse(HALVING), "f", ["out", "out"], True, opt_level=0)
+    filecheck(_diffe(str(out)), """
+; CHECK: head:
+; CHECK: call void @enzyme_py.grow(ptr %y.cache.ptr
+; CHECK: store double %y, ptr
+; CHECK: %s = call double @llvm.sin.f64(double %y)
+""")
+
+
+@pytest.mark.parametrize("x", [3.0, 1e5, 1e7])
+def test_header_phi_gradient_past_the_first_capacity(x) -> None:
+    """1e5 and 1e7 take about 17 and 24 iterations: the arrays grow past 16 elements."""
+    out, grad = gradient_module(parse(HALVING), "f", ["out", "out"], True, opt_level=2)
+    jm = compile_ir(str(out), opt_level=2)
+    f, df = jm.function("f"), jm.function(grad)
+    got = df(x, 0.1, 1.0)
+    h = 1e-3
+    want_dx = (f(x + h, 0.1) - f(x - h, 0.1)) / (2 * h)
+    want_dc = (f(x, 0.1 + 1e-7) - f(x, 0.1 - 1e-7)) / 2e-7
+    np.testing.assert_allclose(got, [want_dx, want_dc], rtol=1e-4, atol=1e-12)
