@@ -120,10 +120,10 @@ print(AD_PIPELINE.replace(",", " -> "))
 print(function_text(stages["preprocessed"], "f"))
 
 # %% [markdown]
-# (`ez.grad` additionally runs LLVM's full `-O2` pipeline on `f` *before* this step: it
-# differentiates optimized code, which is the main idea of Enzyme; see
-# [05_performance](05_performance.ipynb). `ez.show` leaves that step out so the stages stay
-# close to your source.)
+# (`ez.grad` additionally runs LLVM's `-O2` pipeline, without loop unrolling and
+# vectorization, on `f` *before* this step: it differentiates optimized code, which is the
+# main idea of Enzyme; see [05_performance](05_performance.ipynb). `ez.show` leaves that step
+# out so the stages stay close to your source; `ez.show(..., preoptimize=True)` includes it.)
 #
 # ## Stage 3: activity analysis
 #
@@ -163,9 +163,10 @@ for label in ("for.cond", "check.ok.1"):
 #
 # - **recompute** it when that is cheap and safe: `x[i]` is simply loaded again, because
 #   nothing in `f` writes to `x`;
-# - **cache** it on the tape otherwise: `sin(x[i])` is stored into `%v.cache`, an array with
+# - **cache** it on the tape otherwise: `sin(x[i])` is stored into `%tape`, an array with
 #   one slot per loop iteration, allocated with `malloc` before the loop (its trip count is
-#   known on entry) and freed at the end of the reverse sweep.
+#   known on entry) and freed at the end of the reverse sweep. (All the arrays a loop nest
+#   needs share one such allocation.)
 #
 # The forward sweep's loop body, with the tape store:
 
@@ -202,7 +203,7 @@ print(block_text(diffe, "rev.for.cond"))
 
 # %%
 opt = function_text(stages["optimized"], "diffe_f")
-print(find_block(opt, "@llvm.sin.v", "%v.cache"))
+print(find_block(opt, "@llvm.sin.v", "%tape"))
 
 # %% [markdown]
 # One iteration of the reversed loop (LLVM also unrolled and vectorized it; this is the
