@@ -55,6 +55,7 @@ import numpy as np
 
 from enzyme_py import vector_math
 from enzyme_py.errors import BackendError, CallError
+from enzyme_py.heap import keep_freed_memory
 
 __all__ = [
     "LLVM_PASSES",
@@ -95,6 +96,7 @@ def _host() -> _Host:
         if _host_info is None:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
+            keep_freed_memory()  # tapes are malloc'd per call: reuse their pages
             # libm for sin, exp, ...; libgcc_s for builtins the code generator calls
             # (__powidf2 for llvm.powi). Either may already be in the process, or absent.
             # libmvec (glibc's vector libm) for the vectorized calls of `vector_math`.
