@@ -117,14 +117,16 @@ class ReverseTransform:
                                                        self.registrations.inactive)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
-        self.effects = memory_effects(work, is_pure_call)
         self.preds = predecessors(work)
         self._make_alloca_block()
         self._make_arguments()
         self.tape = Tape(self)
         self.shadows: dict[Value, Value] = {}
         self.heap_shadows: list[tuple[I.Call, Value]] = []
+        self.deferred_list: tuple[Value, Value, Value] | None = None
         self.deferred_frees = self._defer_frees()
+        # after the frees moved out: memory freed later in f stays readable for the reverse
+        self.effects = memory_effects(work, is_pure_call)
         self.adjoint_slots: dict[Value, I.Instruction] = {}
         shadow_pointer_stores(self)
         self._instrument_loops()
@@ -251,7 +253,24 @@ class ReverseTransform:
                 inst.parent.remove(inst)
                 for o in objs:
                     deferred[o] = inst  # type: ignore[index]
+            elif inst.callee_name == "free":
+                self._defer_to_end(inst)
         return deferred
+
+    def _defer_to_end(self, free: I.Call) -> None:
+        """A free of memory not known to be allocated here (a pointer loaded from a list
+        node, say): the pointer goes on a list, freed when the reverse sweep ends."""
+        from enzyme_py.ad.runtime import defer_free_function
+
+        if self.deferred_list is None:
+            self.deferred_list = (self.entry_alloca(T.PTR, "frees", zero(T.PTR)),
+                                  self.entry_alloca(T.I64, "frees.cap", ConstantInt(T.I64, 0)),
+                                  self.entry_alloca(T.I64, "frees.count",
+                                                    ConstantInt(T.I64, 0)))
+        Builder().position_before(free).call(defer_free_function(self.module),
+                                             [*self.deferred_list, free.args[0]])
+        assert free.parent is not None
+        free.parent.remove(free)
 
     def runtime_decl(self, name: str, ftype: T.FunctionType) -> Function:
         return self.module.declare_function(name, ftype)
@@ -415,6 +434,11 @@ class ReverseTransform:
 
     def _emit_return(self) -> None:
         b = self.b.position_at_end(self.rev_return)
+        if self.deferred_list is not None:
+            from enzyme_py.ad.runtime import free_deferred_function
+
+            lst, _, count = self.deferred_list
+            b.call(free_deferred_function(self.module), [lst, count])
         outs = [a for a, act in zip(self.work.args, self.arg_activity, strict=True)
                 if act == "out"]
         values = [self.take_adjoint(a) if self.is_active(a) else zero(a.type) for a in outs]

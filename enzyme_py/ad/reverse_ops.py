@@ -271,15 +271,25 @@ def _check_arrays_kept(tr: ReverseTransform, call: I.Call, what: str) -> None:
     """The reverse sweep hands a rule the pointer arguments as they are then: memory written
     after the call (a later statement, or the call again in a loop) would feed the rule other
     values than the call saw, so that is an error rather than a wrong gradient."""
+    w = write_after(tr, call)
+    if w is not None:
+        raise tr.error(call, f"{what} reads array arguments in the reverse sweep, but "
+                             f"this function writes that memory after the call ({w.opcode}); "
+                             "pass a copy that stays unchanged")
+
+
+def write_after(tr: ReverseTransform, call: I.Call) -> I.Instruction | None:
+    """A write of this function that may change memory the pointer arguments of `call` reach
+    and that can run after the call (later in its block, in a block reachable from it, or the
+    call itself again in a loop); None when there is none."""
     from enzyme_py.analysis.memory import may_alias, underlying
 
     objs = [underlying(a) for a in call.args if a.type.is_pointer]
     if not objs:
-        return
+        return None
     block = call.parent
     assert block is not None
-    after = block.instructions[block.instructions.index(call) + 1:]
-    later: set[I.Instruction] = set(after)
+    later: set[I.Instruction] = set(block.instructions[block.instructions.index(call) + 1:])
     seen: set = set()
     work = list(block.successors())
     while work:
@@ -290,20 +300,18 @@ def _check_arrays_kept(tr: ReverseTransform, call: I.Call, what: str) -> None:
         later.update(b.instructions)
         work.extend(b.successors())
     if tr.effects.writes_unknown_call:
-        return
+        return call  # some call writes memory we cannot name
     for w, wobjs in tr.effects.writes:
         if w in later and any(may_alias(o, wobjs) for o in objs):
-            raise tr.error(call, f"{what} reads array arguments in the reverse sweep, but "
-                                 f"this function writes that memory after the call ({w.opcode}"
-                                 f"{' in a loop' if w is call or block in seen else ''}); pass "
-                                 "a copy that stays unchanged")
+            return w
+    return None
 
 
 def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
     """A call LLVM could not inline (recursion): in the reverse sweep, call `g`'s own gradient,
     which re-runs `g` forward then backward (no tape crosses the call). Sound only when `g`
     writes no memory and what it reads is not overwritten later; anything else is an error."""
-    from enzyme_py.analysis.memory import memory_effects, underlying
+    from enzyme_py.analysis.memory import memory_effects
 
     acts = _call_activities(tr, call)
     if any(a == "dup" for a in acts) or any(a.type.is_pointer for a in call.args):
@@ -313,11 +321,10 @@ def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
         if eff.writes or eff.writes_unknown_call:
             raise tr.error(call, f"@{g.name} writes memory and could not be inlined (is it "
                                  "recursive?); such calls are not supported yet")
-        for a in call.args:
-            if a.type.is_pointer and tr.effects.may_be_written(underlying(a)):
-                raise tr.error(call, f"@{g.name} reads memory that this function may "
-                                     "overwrite, and could not be inlined; such calls are not "
-                                     "supported yet")
+        if write_after(tr, call) is not None:
+            raise tr.error(call, f"@{g.name} reads memory that this function may overwrite "
+                                 "after the call, and could not be inlined; such calls are not "
+                                 "supported yet")
     ret_active = tr.is_active(call)
     grad, grad_type = tr.callee_gradient(g, acts, ret_active)
     _call_gradient(tr, call, acts, grad, grad_type, ret_active)

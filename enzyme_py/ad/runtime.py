@@ -120,6 +120,56 @@ declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 _FLOAT_SUFFIX = {"double": ("f64", 8), "float": ("f32", 4), "half": ("f16", 2)}
 
 
+# Frees of memory not provably allocated in the function: the pointer is appended to a list
+# (grown by realloc) in the forward sweep, and everything listed is freed when the reverse
+# sweep ends, when nothing can read the memory any more.
+_DEFER_FREE = """
+define internal void @enzyme_py.defer_free(ptr %list, ptr %cap, ptr %count, ptr %p) {
+entry:
+  %n = load i64, ptr %count, align 8
+  call void @enzyme_py.grow(ptr %list, ptr %cap, i64 %n, i64 8)
+  %base = load ptr, ptr %list, align 8
+  %at = getelementptr inbounds ptr, ptr %base, i64 %n
+  store ptr %p, ptr %at, align 8
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr %count, align 8
+  ret void
+}
+declare void @enzyme_py.grow(ptr, ptr, i64, i64)
+"""
+
+_FREE_DEFERRED = """
+define internal void @enzyme_py.free_deferred(ptr %list, ptr %count) {
+entry:
+  %n = load i64, ptr %count, align 8
+  %base = load ptr, ptr %list, align 8
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %at = getelementptr inbounds ptr, ptr %base, i64 %i
+  %p = load ptr, ptr %at, align 8
+  call void @free(ptr %p)
+  %i.next = add nuw i64 %i, 1
+  %more = icmp ult i64 %i.next, %n
+  br i1 %more, label %loop, label %done
+done:
+  call void @free(ptr %base)
+  ret void
+}
+declare void @free(ptr)
+"""
+
+
+def defer_free_function(module: Module) -> Function:
+    grow_function(module)
+    return _install(module, "enzyme_py.defer_free", _DEFER_FREE)
+
+
+def free_deferred_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.free_deferred", _FREE_DEFERRED)
+
+
 def _install(module: Module, name: str, text: str) -> Function:
     existing = module.symbols.get(name)
     if isinstance(existing, Function) and not existing.is_declaration:

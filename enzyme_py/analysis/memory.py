@@ -42,6 +42,8 @@ DEALLOCATION_FUNCTIONS = frozenset({
 NON_WRITING_CALLS = frozenset({
     "printf", "puts", "putchar", "fflush", "strlen", "strcmp", "memcmp", "abort", "exit",
     "__assert_fail",
+    # the reverse transform's own list of deferred frees: it writes only that list
+    "enzyme_py.defer_free",
 })
 
 

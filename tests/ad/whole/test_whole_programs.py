@@ -82,10 +82,6 @@ XFAIL: dict[tuple[str, str | None], str] = {
     ("recursion_heap_tree", None):
         "transform error in @loss at `call ptr @build(...)`: '@build " + _RECURSIVE
         + "' (recursive construction of a malloc'd binary tree)",
-    ("recursion_heap_list", None):
-        "transform error in @loss at `call double @lsum(ptr ...)`: '@lsum reads memory that "
-        "this function may overwrite, and could not be inlined; such calls are not supported "
-        "yet' (recursive lsum() over heap list nodes that loss() frees afterwards)",
     ("custom_gradient_loop", None):
         "wrong value: dx[0] got 5.81 want 2.93 (the registered reverse pass adds to d_src but "
         "leaves *d_dest as it was; the buffer written by the call is reused every iteration, "
