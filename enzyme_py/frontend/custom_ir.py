@@ -62,30 +62,24 @@ def compile_custom(session: CompileSession, rule: CustomRule,
 # --- signatures ---------------------------------------------------------------------------------
 
 
-class _Params:
-    """The wrapper's parameters, by argument of `f`: the primal IR values, and the shadow or
-    tangent (None for integers)."""
-
-    def __init__(self, fn: Function, arg_types: tuple[FType, ...]) -> None:
-        self.primal: list[list[Value]] = []
-        self.extra: list[Value | None] = []
-        args = iter(fn.args)
-        for t in arg_types:
-            if isinstance(t, Array):
-                ptr, shadow = next(args), next(args)
-                self.primal.append([ptr, *(next(args) for _ in range(t.ndim))])
-                self.extra.append(shadow)
-            else:
-                assert isinstance(t, Scalar)
-                v = next(args)
-                self.primal.append([v])
-                self.extra.append(next(args) if t.is_float and self._tangents else None)
-
-    _tangents = False
-
-
-class _JvpParams(_Params):
-    _tangents = True
+def _split_params(fn: Function, arg_types: tuple[FType, ...], float_tangents: bool
+                  ) -> tuple[list[list[Value]], list[Value | None]]:
+    """The wrapper's parameters by argument of `f`: the primal IR values (an array's pointer
+    and extents), and the shadow or tangent that follows (None for integers, and for floats
+    unless `float_tangents`)."""
+    primal: list[list[Value]] = []
+    extra: list[Value | None] = []
+    args = iter(fn.args)
+    for t in arg_types:
+        if isinstance(t, Array):
+            ptr, shadow = next(args), next(args)
+            primal.append([ptr, *(next(args) for _ in range(t.ndim))])
+            extra.append(shadow)
+        else:
+            assert isinstance(t, Scalar)
+            primal.append([next(args)])
+            extra.append(next(args) if t.is_float and float_tangents else None)
+    return primal, extra
 
 
 def _wrapper_params(arg_types: tuple[FType, ...], with_float_tangents: bool) -> list[T.Type]:
@@ -187,15 +181,15 @@ def _register_vjp(session: CompileSession, rule: custom_vjp, compiled: Compiled)
         T.StructType(tuple(t.ir for t in floats))
     ftype = T.FunctionType(ret_ir, (*_wrapper_params(arg_types, False), ret.ir))
     fn = _new_function(session, f"{compiled.function.name}.vjp_rule", ftype)
-    params = _Params(fn, arg_types)
+    primal, extra = _split_params(fn, arg_types, float_tangents=False)
     seed = fn.args[-1]
     b = Builder(fn.append_block("entry"))
-    primal_args = [v for group in params.primal for v in group]
+    primal_args = [v for group in primal for v in group]
     res = b.call(fwd.function, primal_args)
     res_vals = [b.extractvalue(res, [k]) for k in range(1, len(residuals) + 1)]
     to_free: list[Value] = []
     array_args: list[Value] = []
-    for t, group, shadow in zip(arg_types, params.primal, params.extra, strict=True):
+    for t, group, shadow in zip(arg_types, primal, extra, strict=True):
         if isinstance(t, Array):
             assert shadow is not None
             eff = _nonnull(b, fn, shadow, t, group[1:], to_free)
@@ -235,18 +229,18 @@ def _jvp_wrapper(session: CompileSession, compiled: Compiled, jvp: Function,
     """`{out, tangent}` (or the tangent alone) of the rule; with `scratch`, a null tangent
     array stands for zeros."""
     fn = _new_function(session, f"{compiled.function.name}.{suffix}", ftype)
-    params = _JvpParams(fn, arg_types)
+    primal, extras = _split_params(fn, arg_types, float_tangents=True)
     b = Builder(fn.append_block("entry"))
     to_free: list[Value] = []
     tangents: list[Value] = []
-    for t, group, extra in zip(arg_types, params.primal, params.extra, strict=True):
+    for t, group, extra in zip(arg_types, primal, extras, strict=True):
         if isinstance(t, Array):
             assert extra is not None
             eff = _nonnull(b, fn, extra, t, group[1:], to_free) if scratch else extra
             tangents.extend([eff, *group[1:]])
         elif extra is not None:
             tangents.append(extra)
-    out = b.call(jvp, [*(v for g in params.primal for v in g), *tangents])
+    out = b.call(jvp, [*(v for g in primal for v in g), *tangents])
     _free_all(b, fn, to_free)
     b.ret(out if scratch else b.extractvalue(out, [1]))
     return fn
