@@ -74,6 +74,14 @@ def _params(f: Callable) -> list[str]:
     return list(code.co_varnames[:code.co_argcount]) if code else []
 
 
+def _only_export(module: Module, name: str) -> None:
+    """Make every other function definition of `module` internal, so that the optimizer
+    drops what `name` does not call (the primal itself, most often) before code generation."""
+    for fn in module.functions:
+        if fn.name != name and not fn.is_declaration and "internal" not in fn.prefix:
+            fn.prefix = ["internal", *[w for w in fn.prefix if w not in ("dso_local",)]]
+
+
 def optimize_before_ad(module: Module, opt_level: int) -> Module:
     """`module` optimized at `opt_level` for differentiation: LLVM's pipeline without loop
     unrolling and vectorizers (`OptLevel(for_ad=True)`, Enzyme's place in the pipeline), so
@@ -279,6 +287,7 @@ class _GradCache:
                                      ret_active, opt_level=0, return_primal=return_primal)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
+        _only_export(out, gname)
         jm = backend.compile_ir(str(out), opt_level=self.options.opt_level)
         native = jm.function(gname)
         return _Gradient(native, error_record(jm, session), types, acts, rt, return_primal,
