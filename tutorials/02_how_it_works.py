@@ -96,7 +96,11 @@ for stage, text in stages.items():
 # emits straightforward IR in the style of `clang -O0`: every local variable is a stack slot
 # (`alloca`) that is stored to and loaded from. Indexing is bounds-checked: an out-of-range
 # index branches to a `check.fail` block that records the error, and Python raises `IndexError`
-# after the call returns.
+# after the call returns. Checks inside an innermost loop whose indexes are `i + c` (or do not
+# change in the loop) are tested once before it: the loop is emitted twice, `for.unchecked`
+# without those checks and `for.checked` with them, and the test picks one. Here the test is
+# `0 <= 0 and x.shape0 - 1 < x.shape0`, which the optimizer folds away in the next stage,
+# together with the checked copy.
 
 # %%
 print(head(function_text(stages["python"], "f"), 24))
@@ -141,11 +145,11 @@ print(function_text(stages["preprocessed"], "f"))
 
 # %%
 print(stages["activity"].split("entry:")[0])
-for label in ("for.cond", "check.ok.1"):
+for label in ("for.cond", "for.inc"):
     print(block_text(stages["activity"], label))
 
 # %% [markdown]
-# The loop counter `%i.next.0` and the address `%2` are `const`; the loaded element `%3`,
+# The loop counter `%i.next.0` and the address `%1` are `const`; the loaded element `%2`,
 # `sin`, the product and the running sum are `active`.
 #
 # ## Stage 4: the gradient function
@@ -174,7 +178,7 @@ for label in ("for.cond", "check.ok.1"):
 diffe = function_text(stages["gradient"], "diffe_f")
 print(head(diffe, 3))
 print("  ...")
-print(block_text(diffe, "check.ok.1"))
+print(block_text(diffe, "for.inc"))
 
 # %% [markdown]
 # The reverse of that block: `sin(x[i])` comes back from the tape, `x[i]` is reloaded (through
@@ -182,12 +186,11 @@ print(block_text(diffe, "check.ok.1"))
 # result is added into the shadow `x.shadow[i]`:
 
 # %%
-print(block_text(diffe, "rev.check.ok.1"))
+print(block_text(diffe, "rev.for.inc"))
 
 # %% [markdown]
-# Control flow is reversed too: a `came.from` index remembers which branch was taken (here
-# whether the loop ended normally or through the bounds check), and `%riv` counts the loop
-# iterations down to zero.
+# Control flow is reversed too: where a block has several predecessors, a `came.from` index
+# remembers which branch was taken, and `%riv` counts the loop iterations down to zero.
 
 # %%
 print(block_text(diffe, "rev.for.cond"))

@@ -22,6 +22,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from enzyme_py.custom import CustomRule
+from enzyme_py.frontend import versioning
 from enzyme_py.frontend.errors import FrontendError, SourceInfo
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
@@ -217,6 +218,7 @@ class FunctionCompiler(ExpressionCompiler):
         self.b = Builder()
         self.vars: dict[str, object] = {}
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
+        self.unchecked: set[int] = set()  # subscripts proven in bounds (see `versioning`)
 
     def compile(self) -> Compiled:
         key = (self.pyfunc, self.arg_types)
@@ -473,11 +475,35 @@ class FunctionCompiler(ExpressionCompiler):
         start, stop, step = (ConstantInt(T.I64, 0), vals[0], ConstantInt(T.I64, 1)) \
             if len(vals) == 1 else (vals[0], vals[1],
                                     vals[2] if len(vals) == 3 else ConstantInt(T.I64, 1))
-        counter = self.alloca_at.alloca(T.I64, name=f"{s.target.id}.next")
-        self.b.store(start, counter)
         step_const = step.value if isinstance(step, ConstantInt) else None
         if step_const == 0:
             raise self.src.error(args[2], "range() step must not be zero")
+        accesses = versioning.plan(s, self.typer.env) if step_const == 1 and \
+            self.session.bounds_check and not self.unchecked else []
+        if not accesses:
+            self._emit_for(s, start, stop, step, step_const)
+            return
+        # two versions: without the checks proven here, and the checked original
+        fast, checked = self.new_block("for.unchecked"), self.new_block("for.checked")
+        self.b.condbr(versioning.all_in_bounds(self, accesses, start, stop), fast, checked)
+        join = self.new_block("for.join")
+        self.b.position_at_end(fast)
+        self.unchecked = {id(a.node) for a in accesses}
+        try:
+            self._emit_for(s, start, stop, step, step_const)
+        finally:
+            self.unchecked = set()
+        self.b.br(join)
+        self.b.position_at_end(checked)
+        self._emit_for(s, start, stop, step, step_const)
+        self.b.br(join)
+        self.b.position_at_end(join)
+
+    def _emit_for(self, s: ast.For, start: Value, stop: Value, step: Value,
+                  step_const: int | None) -> None:
+        assert isinstance(s.target, ast.Name)
+        counter = self.alloca_at.alloca(T.I64, name=f"{s.target.id}.next")
+        self.b.store(start, counter)
         head, body, latch, done = (self.new_block("for.cond"), self.new_block("for.body"),
                                    self.new_block("for.inc"), self.new_block("for.end"))
         self.b.br(head)

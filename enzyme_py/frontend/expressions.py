@@ -37,6 +37,7 @@ class ExpressionCompiler:
     fn: Function
     alloca_at: Builder
     loops: list
+    unchecked: set[int]  # ids of subscripts proven in bounds (no check, no wrap-around)
 
     # hooks provided by the statement compiler
     def load_var(self, name: str) -> SVal | AVal: ...
@@ -307,12 +308,13 @@ class ExpressionCompiler:
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
         b = self.b
         flat: Value | None = None
+        proven = id(e) in self.unchecked  # in [0, extent) by the test before the loop
         for axis, (ie, dim) in enumerate(zip(idx, arr.dims, strict=True)):
             i = self.int_value(ie)
-            if not (isinstance(i, ConstantInt) and i.value >= 0):
+            if not (isinstance(i, ConstantInt) and i.value >= 0) and not proven:
                 neg = b.icmp("slt", i, ConstantInt(T.I64, 0))
                 i = b.select(neg, b.add(i, dim), i)
-            if self.session.bounds_check:
+            if self.session.bounds_check and not proven:
                 self.check(b.icmp("ult", i, dim), ie, "index", i, dim, axis)
             flat = i if flat is None else b.add(b.mul(flat, dim, flags=("nsw",)), i,
                                                 flags=("nsw",))
