@@ -24,6 +24,7 @@ class Slots:
         self.names: dict[int, str] = {}
         self.next = 0
         self.used: set[str] = set()
+        self.suffix: dict[str, int] = {}  # per base name: no smaller `.k` suffix is free
         if fn is None:
             return
         for arg in fn.args:
@@ -41,9 +42,12 @@ class Slots:
             self.next += 1
             return
         if name in self.used:
-            i = 1
+            # the smallest free `.k` (names are only ever added, so a suffix found taken
+            # stays taken: the search resumes where the last one for this base ended)
+            i = self.suffix.get(name, 1)
             while f"{name}.{i}" in self.used:
                 i += 1
+            self.suffix[name] = i + 1
             name = f"{name}.{i}"
         self.used.add(name)
         self.names[id(v)] = ident(name)
