@@ -13,6 +13,7 @@ from enzyme_py.backend import compile_ir
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import parse
 from enzyme_py.ir.module import Block, Function
+from tests.ad.test_reverse_golden import TRIANGULAR
 from tests.filecheck import filecheck
 
 # sum_i sum_j (x[i, j] - a[j])^2 through a scratch row `t` rewritten on every outer iteration
@@ -133,35 +134,7 @@ def test_unknown_outer_trip_grows_rows_of_the_inner_nest() -> None:
     assert count >= 1 and in_loops == 0  # one per grown array, all before the outer loop
 
 
-TRIANGULAR = """
-define double @f(ptr %x, i64 %n) {
-entry:
-  br label %outer
-outer:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %olatch ]
-  %s = phi double [ 0.0, %entry ], [ %s2, %olatch ]
-  %ci = icmp slt i64 %i, %n
-  br i1 %ci, label %ipre, label %exit
-ipre:
-  br label %inner
-inner:
-  %j = phi i64 [ 0, %ipre ], [ %j.next, %inner ]
-  %p = phi double [ 1.0, %ipre ], [ %p2, %inner ]
-  %px = getelementptr double, ptr %x, i64 %j
-  %v = load double, ptr %px
-  %p2 = fmul double %p, %v
-  %j.next = add nsw i64 %j, 1
-  %cj = icmp sle i64 %j.next, %i
-  br i1 %cj, label %inner, label %olatch
-olatch:
-  %sq = fmul double %p2, %p2
-  %s2 = fadd double %s, %sq
-  %i.next = add nsw i64 %i, 1
-  br label %outer
-exit:
-  ret double %s
-}
-"""
+# the triangular nest of the reverse-mode golden tests
 
 
 def test_inner_trip_count_depending_on_the_outer_loop_takes_a_stream_segment_per_entry() -> None:
