@@ -47,7 +47,7 @@ from enzyme_py.ir.clone import clone_body
 from enzyme_py.ir.dominance import dominators
 from enzyme_py.ir.module import Block, Function, Module
 from enzyme_py.ir.printer import Slots
-from enzyme_py.ir.values import Argument, Constant, Value, zero
+from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value, zero
 from enzyme_py.ir.verifier import verify_function
 
 Lanes = tuple[Value, ...]  # one tangent per direction
@@ -60,6 +60,13 @@ class ForwardOptions:
     # Return `{ primal, tangent }` (True) or the tangent alone, as Enzyme's `__enzyme_fwddiff`.
     return_primal: bool = True
     width: int = 1  # directions propagated in one sweep (Enzyme's `enzyme_width`)
+    # f returns a pointer whose memory the caller differentiates through: a last parameter
+    # `ptr %shadow.out` receives that memory's shadow, one pointer per direction.
+    return_shadow: bool = False
+    # Derivative of a callee: shadows of pointer arguments were made by the caller's
+    # derivative alongside the memory, so freeing that memory frees them too. (Not part of
+    # the cache key: a recursive function's inner calls reuse its own derivative.)
+    callee: bool = False
 
 
 def forward_diff(module: Module, fn: Function, arg_activity: list[str],
@@ -162,7 +169,7 @@ class ForwardTransform:
         fn = self.primal
         self.return_active = carries_float(fn.return_type)
         key = ("forward", fn.name, tuple(self.arg_activity), self.width,
-               self.options.return_primal)
+               self.options.return_primal, self.options.return_shadow)
         existing = self.module.derived.get(key)
         if existing is not None:
             return existing[0]
@@ -189,16 +196,22 @@ class ForwardTransform:
         self._check_input()
         try:
             self.registrations = find_registrations(self.module)
-            self.activity: Activity = analyze_activity(work, self._analysis_activities(),
-                                                       self.return_active,
-                                                       self.registrations.inactive)
+            self.activity: Activity = analyze_activity(
+                work, self._analysis_activities(), self.return_active,
+                self.registrations.inactive, return_shadow=self.returns_shadow)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self._make_arguments()
         self._alloca_block: Block | None = None
         self.lanes = [_LaneShadows(self, j) for j in range(self.width)]
         self.tangents: dict[Value, Lanes] = dict(self.arg_tangents)
+        self.pending_calls: list[tuple[I.Call, Function, T.FunctionType, list[Value]]] = []
         self._sweep()
+        for call, callee, ftype, args in self.pending_calls:  # see forward_ops._defined_call
+            call.operands = [*args, callee]
+            call.function_type = ftype
+            call.arg_attrs = [[] for _ in args]
+            call.ret_attrs, call.fn_attrs, call.tail, call.cconv = [], [], "", ""
         self._finish_signature()
         # Named last: the derivatives of recursive callees, finished earlier, took theirs.
         work.name = self.module.unique_name(self.options.name or
@@ -278,6 +291,13 @@ class ForwardTransform:
                 self.shadow_args[arg] = extra
             else:
                 self.arg_tangents[arg] = extra
+        if self.returns_shadow:
+            self.shadow_out = Argument(T.PTR, "shadow.out")
+            self.final_args.append(self.shadow_out)
+
+    @property
+    def returns_shadow(self) -> bool:
+        return self.options.return_shadow and self.primal.return_type.is_pointer
 
     def _result_type(self) -> T.Type:
         ret = self.primal.return_type
@@ -293,16 +313,20 @@ class ForwardTransform:
             params.append(arg.type)
             if act != "const":
                 params.extend([arg.type] * self.width)
+        if self.returns_shadow:
+            params.append(T.PTR)
         return T.FunctionType(self._result_type(), tuple(params))
 
-    def callee_derivative(self, g: Function, acts: list[str]) -> tuple[Function, T.FunctionType]:
+    def callee_derivative(self, g: Function, acts: list[str],
+                          return_shadow: bool = False) -> tuple[Function, T.FunctionType]:
         """The forward derivative of a callee (`{primal, tangent}`) and its type; this
         function's own, still being built, when the call is recursive."""
-        key = ("forward", g.name, tuple(acts), self.width, True)
+        key = ("forward", g.name, tuple(acts), self.width, True, return_shadow)
         got = self.module.derived.get(key)
         if got is None:
             ForwardTransform(self.module, g, acts,
-                             ForwardOptions(return_primal=True, width=self.width)).run()
+                             ForwardOptions(return_primal=True, width=self.width,
+                                            return_shadow=return_shadow, callee=True)).run()
             got = self.module.derived[key]
         return got
 
@@ -400,8 +424,19 @@ class ForwardTransform:
         return tuple(lanes)
 
     def _return(self, ret: I.Ret) -> None:
-        b = self.b.position_before(ret)
         value = ret.value
+        if self.returns_shadow:
+            assert value is not None
+            if not self.activity.has_shadow(value):
+                raise self.error(ret, "returns a pointer the caller differentiates through, "
+                                      "but the memory it points to has no shadow here")
+            lanes = self.shadows(value)  # before positioning: it may insert code
+            b = self.b.position_before(ret)
+            for j, s in enumerate(lanes):
+                at = self.shadow_out if j == 0 else b.getelementptr(
+                    T.PTR, self.shadow_out, [ConstantInt(T.I64, j)])
+                b.store(s, at, 8)
+        b = self.b.position_before(ret)
         if self.return_active:
             assert value is not None
             lanes = self.tangent_or_zero(value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from enzyme_py.ad import names
 from enzyme_py.ad.reverse_ops import MEMORY_FUNCTIONS, RULE_FILES, diff_operands
 from enzyme_py.analysis import memory
 from enzyme_py.analysis.activity import carries_float
@@ -23,7 +24,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.module import Function
-from enzyme_py.ir.values import ConstantInt, Value, zero
+from enzyme_py.ir.values import Argument, ConstantInt, Value, zero
 from enzyme_py.rules.inactive import is_known_inactive
 from enzyme_py.rules.mathcalls import MathContextMixin
 from enzyme_py.rules.registry import Linear, lookup, rule_key
@@ -129,10 +130,12 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
     if name and lookup(name) is not None:
         return False
     callee = tr.module.symbols.get(name) if name else None
-    if isinstance(callee, Function) and not callee.is_declaration and call.type.is_pointer:
+    returns_shadowed = call.type.is_pointer and call in tr.activity.shadowed
+    if isinstance(callee, Function) and not callee.is_declaration and call.type.is_pointer \
+            and not returns_shadowed:
         _check_returned_pointer(tr, call, callee)
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
-    if not (writes_active or tr.is_active(call)):
+    if not (writes_active or tr.is_active(call) or returns_shadowed):
         return True
     if isinstance(callee, Function) and not callee.is_declaration:
         _defined_call(tr, call, callee)
@@ -313,15 +316,17 @@ def _masked_memory(tr: ForwardTransform, call: I.Call, name: str) -> None:
 
 
 def _free(tr: ForwardTransform, call: I.Call) -> None:
-    """Freeing shadowed heap memory frees its shadow too: memory allocated here (its shadow
-    is the `calloc` made for it), or reached through a pointer loaded from shadowed memory
-    (its shadow is the pointer at the same place in the shadow, which the pointer stores
-    mirrored there: null when the primal pointer led to memory without a shadow)."""
+    """Freeing shadowed heap memory frees its shadow too: memory allocated here or returned
+    by a callee's derivative (its shadow is the `calloc` made for it), or reached through a
+    pointer loaded from shadowed memory (its shadow is the pointer at the same place in the
+    shadow, which the pointer stores mirrored there: null when the primal pointer led to
+    memory without a shadow), or, in a callee's derivative, passed in by the caller (whose
+    shadow the caller's derivative made alongside the memory)."""
     p = call.args[0]
     objs = underlying(p)
     if not objs or not objs <= tr.activity.shadowed or not all(
-            isinstance(o, I.Load) or
-            (isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS) for o in objs):
+            isinstance(o, I.Load) or memory.is_heap_object(o) or
+            (isinstance(o, Argument) and tr.options.callee) for o in objs):
         return
     shadows = tr.shadows(p)
     b = tr.b.position_after_def(call)
@@ -396,11 +401,15 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
             call not in tr.activity.varied:
         raise tr.error(call, f"@{g.name} reads active memory and could not be inlined (is it "
                              "recursive?); its result's derivative cannot be followed yet")
-    fwd, ftype = tr.callee_derivative(g, acts)
+    returns_shadowed = call.type.is_pointer and call in tr.activity.shadowed
+    fwd, ftype = tr.callee_derivative(g, acts, return_shadow=returns_shadowed)
     args: list[Value] = []
     for a, extra in zip(call.args, more, strict=True):
         args.append(a)
         args.extend(extra)
+    if returns_shadowed:
+        _call_returning_shadow(tr, call, fwd, ftype, args)
+        return
     b = tr.b.position_before(call)
     new = b.call(fwd, args, function_type=ftype)
     fn = call.function
@@ -417,6 +426,24 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
         new.name = call.name
         fn.replace_all_uses(call, new)
     call.parent.remove(call)
+
+
+def _call_returning_shadow(tr: ForwardTransform, call: I.Call, fwd: Function,
+                           ftype: T.FunctionType, args: list[Value]) -> None:
+    """A callee returning memory this function differentiates through: its derivative
+    returns the pointer and writes the memory's shadows (one per direction) to a slot. The
+    call keeps its identity (the analyses know what memory it returns); it is pointed at the
+    derivative once the sweep is done."""
+    at = Builder().position_before(tr.alloca_block.instructions[-1])
+    slot = at.alloca(T.ArrayType(tr.width, T.PTR), name=names.shadow(call) + ".slot")
+    if isinstance(call, I.Invoke):
+        raise tr.error(call, "an invoke of a function returning memory with a shadow is not "
+                             "supported yet")
+    after = Builder().position_after_def(call)
+    for j, lane in enumerate(tr.lanes):
+        ptr = slot if j == 0 else after.getelementptr(T.PTR, slot, [ConstantInt(T.I64, j)])
+        lane.shadows[call] = after.load(T.PTR, ptr, 8, name=names.shadow(call))
+    tr.pending_calls.append((call, fwd, ftype, [*args, slot]))
 
 
 def _check_returned_pointer(tr: ForwardTransform, call: I.Call, g: Function) -> None:

@@ -46,3 +46,8 @@ def reverse_block(name: str | None) -> str:
 
 def reverse_edge(src: str | None, dst: str | None) -> str:
     return f"rev.{src or 'bb'}.to.{dst or 'bb'}"
+
+
+def tape_slot(callee: str) -> str:
+    """Where an augmented call leaves its callee's tape."""
+    return f"{callee}.tape.slot"

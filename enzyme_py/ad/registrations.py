@@ -6,7 +6,11 @@
   returns the adjoints of `f`'s float arguments (a struct for several). The forward sweep calls
   `f` itself, except in Enzyme's tape form: when `f` returns void and `f_aug` returns a pointer,
   the forward sweep calls `f_aug` (arguments with shadows, as for `f_rev`) instead of `f`, and
-  `f_rev` receives that tape pointer as its last argument.
+  `f_rev` receives that tape pointer as its last argument. As in Enzyme, `f_rev` owns the
+  shadows of what `f` overwrites: it reads the adjoint of each output it wrote and zeroes it
+  (as every generated gradient does for its stores), since the caller may reuse that memory
+  (a local written by the call on every loop iteration, say); an adjoint left in place is
+  counted again by the next reverse call.
 - `void *__enzyme_register_derivative_NAME[2] = {(void *)f, (void *)f_fwd};` makes forward
   mode call `f_fwd` instead of differentiating `f`. `f_fwd` takes `f`'s arguments, each float
   followed by its tangent and each `dup` pointer by its shadow, and returns `{primal, tangent}`.

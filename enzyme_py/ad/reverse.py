@@ -20,11 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.calls import SplitCall, finish_split_calls, rewrite_split_calls, split_key
 from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse_ops import reverse_instruction
 from enzyme_py.ad.shadow import shadow_pointer_stores
+from enzyme_py.ad.split import SplitPair, split_gradient
 from enzyme_py.ad.tape import LoopState, Tape
 from enzyme_py.analysis.activity import Activity, analyze_activity
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
@@ -51,6 +53,11 @@ class ReverseOptions:
     name: str | None = None  # name of the gradient function (default `diffe_<f>`)
     # Also return f's result: `{ result, adjoints... }` (what value_and_grad needs).
     return_primal: bool = False
+    # Build `f`'s augmented forward and reverse functions instead (`split.py`), for calls.
+    split: bool = False
+    # (split) f returns a pointer whose memory the caller differentiates through: the
+    # augmented function also hands back that memory's shadow.
+    return_shadow: bool = False
 
 
 def reverse_diff(module: Module, fn: Function, arg_activity: list[str], return_active: bool,
@@ -84,18 +91,24 @@ class ReverseTransform:
             raise DifferentiationError(
                 f"@{fn.name} takes {len(fn.args)} arguments, but {len(self.arg_activity)} "
                 "activities were given")
-        key = (fn.name, tuple(self.arg_activity), self.return_active,
-               self.options.return_primal)
-        existing = self.module.derived.get(key)
-        if existing is not None:
-            return existing[0]
-        name = self.module.unique_name(self.options.name or names.reverse_function(fn.name))
-        # The copy keeps f's name while it is analysed, so messages name the user's function.
-        work = Function(fn.name or name, fn.function_type, [a.name for a in fn.args])
-        # Registered before it is built: a recursive call inside f calls this very gradient.
+        self.split = self.options.split
         self.final_type = self._gradient_type()
-        self.module.derived[key] = (work, self.final_type)
-        self.module.symbols[name] = work  # reserve the name while the body is built
+        # The copy keeps f's name while it is analysed, so messages name the user's function.
+        work = Function(fn.name or "f", fn.function_type, [a.name for a in fn.args])
+        if self.split:
+            name = ""
+            self.pair = self._register_pair()
+        else:
+            key = (fn.name, tuple(self.arg_activity), self.return_active,
+                   self.options.return_primal)
+            existing = self.module.derived.get(key)
+            if existing is not None:
+                return existing[0]
+            name = self.module.unique_name(self.options.name or
+                                           names.reverse_function(fn.name))
+            # Registered before it is built: a recursive call inside f calls this gradient.
+            self.module.derived[key] = (work, self.final_type)
+            self.module.symbols[name] = work  # reserve the name while the body is built
         work.parent = self.module
         self.work = work
         for src_arg, arg in zip(fn.args, work.args, strict=True):
@@ -112,9 +125,9 @@ class ReverseTransform:
         try:
             self.loops: LoopInfo = find_loops(work, self.dom)
             self.registrations = find_registrations(self.module)
-            self.activity: Activity = analyze_activity(work, self.arg_activity,
-                                                       self.return_active,
-                                                       self.registrations.inactive)
+            self.activity: Activity = analyze_activity(
+                work, self.arg_activity, self.return_active, self.registrations.inactive,
+                return_shadow=self.options.return_shadow)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self.preds = predecessors(work)
@@ -124,14 +137,24 @@ class ReverseTransform:
         self.shadows: dict[Value, Value] = {}
         self.heap_shadows: list[tuple[I.Call, Value]] = []
         self.deferred_list: tuple[Value, Value, Value] | None = None
+        self.frees_base: Value | None = None
         self.deferred_frees = self._defer_frees()
         # after the frees moved out: memory freed later in f stays readable for the reverse
         self.effects = memory_effects(work, is_pure_call)
         self.adjoint_slots: dict[Value, I.Instruction] = {}
+        self.split_calls: dict[I.Call, SplitCall] = {}
+        rewrite_split_calls(self)
         shadow_pointer_stores(self)
+        self.ret_shadow: Value | None = None
+        if self.split and self.pair.shadow_return:
+            self.ret_shadow = self._return_shadow()
         self._instrument_loops()
         self._instrument_merges()
         self._reverse_sweep()
+        finish_split_calls(self)
+        if self.split:
+            split_gradient(self, self.pair)
+            return self.pair.reverse
         self._finish_signature()
         work.name = name
         self.module.add_function(work)
@@ -195,6 +218,78 @@ class ReverseTransform:
         if self.return_active:
             self.seed = Argument(self.primal.return_type, "dret")
             self.final_args.append(self.seed)
+        if self.split:  # the augmented function's own parameters (`split.py`)
+            self.frees_arg = Argument(T.PTR, "frees")
+            self.tape_out = Argument(T.PTR, "tape.out")
+            self.shadow_out = Argument(T.PTR, "shadow.out")
+
+    def aug_params(self) -> list[Argument]:
+        """(split) The arguments and their shadows, as both split functions take them."""
+        return [a for a in self.final_args if a is not self.seed]
+
+    def aug_extra_params(self) -> list[Argument]:
+        extra = [self.frees_arg, self.tape_out]
+        if self.pair.shadow_return:
+            extra.append(self.shadow_out)
+        return extra
+
+    def return_shadow_value(self) -> Value:
+        assert self.ret_shadow is not None
+        return self.ret_shadow
+
+    def _return_shadow(self) -> Value:
+        """The shadow of the pointer `f` returns (null where it points nowhere)."""
+        value = self.ret.value
+        assert value is not None
+        if not self.activity.has_shadow(value):
+            raise self.error(self.ret, "returns a pointer the caller differentiates through, "
+                                       "but the memory it points to has no shadow here")
+        return self.forward_shadow(value)
+
+    def _register_pair(self) -> SplitPair:
+        """(split) The two functions, declared before they are built: a recursive call
+        inside f calls them."""
+        fn = self.primal
+        key = split_key(fn, self.arg_activity, self.return_active, self.options.return_shadow)
+        shadow_return = self.options.return_shadow and fn.return_type.is_pointer
+        params: list[T.Type] = []
+        for arg, act in zip(fn.args, self.arg_activity, strict=True):
+            params.append(arg.type)
+            if act in ("dup", "dupnoneed"):
+                params.append(T.PTR)
+        extra = [T.PTR, T.PTR] + ([T.PTR] if shadow_return else [])
+        aug = Function(self.module.unique_name(names.augmented_function(fn.name or "f")),
+                       T.FunctionType(fn.return_type, tuple(params + extra)))
+        self.module.add_function(aug)
+        rt = self.final_type
+        rev = Function(self.module.unique_name(names.reverse_function(fn.name or "f")),
+                       T.FunctionType(rt.ret, (*rt.params, T.PTR)))
+        self.module.add_function(rev)
+        pair = SplitPair(aug, rev, shadow_return)
+        self.module.derived[key] = pair
+        return pair
+
+    def frees_list(self) -> tuple[Value, Value, Value]:
+        """The list of frees done when the outermost gradient's reverse sweep ends: `{ptr
+        list, i64 capacity, i64 count}`, in this frame, or the caller's in split mode."""
+        if self.deferred_list is None:
+            if self.split:
+                base: Value = self.frees_arg
+            else:
+                base = self.entry_alloca(FREES_TYPE, "frees", zero(FREES_TYPE))
+            self.frees_base = base
+            at = Builder().position_before(self.alloca_block.instructions[-1])
+            self.deferred_list = tuple(  # type: ignore[assignment]
+                at.getelementptr(FREES_TYPE, base, [ConstantInt(T.I32, 0),
+                                                    ConstantInt(T.I32, k)])
+                for k in range(3))
+        assert self.deferred_list is not None
+        return self.deferred_list
+
+    def frees_pointer(self) -> Value:
+        self.frees_list()
+        assert self.frees_base is not None
+        return self.frees_base
 
     def _result_types(self) -> list[T.Type]:
         types = [a.type for a, act in zip(self.work.args, self.arg_activity, strict=True)
@@ -262,13 +357,8 @@ class ReverseTransform:
         node, say): the pointer goes on a list, freed when the reverse sweep ends."""
         from enzyme_py.ad.runtime import defer_free_function
 
-        if self.deferred_list is None:
-            self.deferred_list = (self.entry_alloca(T.PTR, "frees", zero(T.PTR)),
-                                  self.entry_alloca(T.I64, "frees.cap", ConstantInt(T.I64, 0)),
-                                  self.entry_alloca(T.I64, "frees.count",
-                                                    ConstantInt(T.I64, 0)))
         Builder().position_before(free).call(defer_free_function(self.module),
-                                             [*self.deferred_list, free.args[0]])
+                                             [*self.frees_list(), free.args[0]])
         assert free.parent is not None
         free.parent.remove(free)
 
@@ -434,7 +524,7 @@ class ReverseTransform:
 
     def _emit_return(self) -> None:
         b = self.b.position_at_end(self.rev_return)
-        if self.deferred_list is not None:
+        if self.deferred_list is not None and not self.split:
             from enzyme_py.ad.runtime import free_deferred_function
 
             lst, _, count = self.deferred_list
@@ -453,6 +543,9 @@ class ReverseTransform:
             for k, v in enumerate(values):
                 agg = b.insertvalue(agg, v, [k])
             b.ret(agg)
+
+
+FREES_TYPE = T.StructType((T.PTR, T.I64, T.I64))
 
 
 def adjoint_zero(t: T.Type) -> Value:

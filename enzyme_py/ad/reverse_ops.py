@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from enzyme_py.ad.calls import call_activities, reverse_split_call
 from enzyme_py.analysis.activity import carries_float
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, DEALLOCATION_FUNCTIONS
 from enzyme_py.ir import instructions as I
@@ -64,6 +65,10 @@ def reverse_instruction(tr: ReverseTransform, inst: I.Instruction) -> None:
         _store(tr, inst)
         return
     if isinstance(inst, I.Call):
+        split = tr.split_calls.get(inst)
+        if split is not None:
+            reverse_split_call(tr, inst, split)
+            return
         name = inst.callee_name or ""
         if name in ALLOCATION_FUNCTIONS:
             _allocation(tr, inst)
@@ -113,8 +118,8 @@ def _check_call(tr: ReverseTransform, call: I.Call, name: str) -> bool:
         what = f"@{name}" if name else "an indirect call"
         callee = tr.module.symbols.get(name) if name else None
         if isinstance(callee, Function) and not callee.is_declaration:
-            _defined_call(tr, call, callee)
-            return True
+            raise tr.error(call, f"internal error: the call of @{name} was not split into "
+                                 "augmented and reverse calls (a bug in enzyme_py)")
         if name and name in tr.module.symbols and not tr.module.symbols[name].is_declaration:
             hint = "only direct calls to functions are supported"
         else:
@@ -138,26 +143,6 @@ def _allocation(tr: ReverseTransform, call: I.Call) -> None:
         ftype = primal_free.function_type
         args = [tr.tape.lookup(call)] + [tr.tape.lookup(a) for a in primal_free.args[1:]]
         b.call(callee, args, function_type=ftype)
-
-
-def _call_activities(tr: ReverseTransform, call: I.Call) -> list[str]:
-    from enzyme_py.analysis.memory import underlying
-
-    acts: list[str] = []
-    for a in call.args:
-        if a.type.is_pointer:
-            if tr.activity.touches_shadow(a):
-                acts.append("dup")
-                continue
-            if any(o in tr.activity.varied for o in underlying(a)):
-                raise tr.error(call, "passes a pointer to memory holding active data that has "
-                                     "no shadow here; its derivative would be lost")
-            acts.append("const")
-        elif carries_float(a.type) and tr.is_active(a):
-            acts.append("out")
-        else:
-            acts.append("const")
-    return acts
 
 
 def _call_gradient(tr: ReverseTransform, call: I.Call, acts: list[str], grad: Function,
@@ -194,7 +179,7 @@ def _call_gradient(tr: ReverseTransform, call: I.Call, acts: list[str], grad: Fu
 
 def _custom_call(tr: ReverseTransform, call: I.Call, custom) -> None:
     """A user-registered gradient (`__enzyme_register_gradient_NAME`)."""
-    acts = _call_activities(tr, call)
+    acts = call_activities(tr, call)
     # The user's reverse function takes every float argument's adjoint slot position, so
     # float arguments are `out` whether or not they are active here.
     acts = ["out" if a.type.is_float else act for a, act in zip(call.args, acts, strict=True)]
@@ -305,29 +290,6 @@ def write_after(tr: ReverseTransform, call: I.Call) -> I.Instruction | None:
         if w in later and any(may_alias(o, wobjs) for o in objs):
             return w
     return None
-
-
-def _defined_call(tr: ReverseTransform, call: I.Call, g: Function) -> None:
-    """A call LLVM could not inline (recursion): in the reverse sweep, call `g`'s own gradient,
-    which re-runs `g` forward then backward (no tape crosses the call). Sound only when `g`
-    writes no memory and what it reads is not overwritten later; anything else is an error."""
-    from enzyme_py.analysis.memory import memory_effects
-
-    acts = _call_activities(tr, call)
-    if any(a == "dup" for a in acts) or any(a.type.is_pointer for a in call.args):
-        from enzyme_py.ad.reverse import is_pure_call
-
-        eff = memory_effects(g, is_pure_call)
-        if eff.writes or eff.writes_unknown_call:
-            raise tr.error(call, f"@{g.name} writes memory and could not be inlined (is it "
-                                 "recursive?); such calls are not supported yet")
-        if write_after(tr, call) is not None:
-            raise tr.error(call, f"@{g.name} reads memory that this function may overwrite "
-                                 "after the call, and could not be inlined; such calls are not "
-                                 "supported yet")
-    ret_active = tr.is_active(call)
-    grad, grad_type = tr.callee_gradient(g, acts, ret_active)
-    _call_gradient(tr, call, acts, grad, grad_type, ret_active)
 
 
 def _by_rule(tr: ReverseTransform, inst: I.Instruction) -> None:

@@ -191,8 +191,11 @@ class Tape:
         if isinstance(v, I.Load):
             if v.flags or v.ordering or v not in tr.original:
                 return False  # tape reads are never re-read: their slots change as we go
-            if tr.effects.may_be_written(underlying(v.pointer)):
+            objs = underlying(v.pointer)
+            if tr.effects.may_be_written(objs):
                 return False
+            if tr.split and not all(isinstance(o, I.Alloca) for o in objs):
+                return False  # the caller may overwrite it before the reverse function runs
         elif v.opcode not in _CHEAP:
             return False
         assert v.parent is not None

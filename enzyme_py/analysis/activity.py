@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.analysis.errors import AnalysisError
-from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, UNKNOWN, MemObject, underlying
+from enzyme_py.analysis.memory import UNKNOWN, MemObject, is_heap_object, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
@@ -100,9 +100,12 @@ class Activity:
 
 def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
                      return_active: bool,
-                     inactive_calls: frozenset[str] | set[str] = frozenset()) -> Activity:
+                     inactive_calls: frozenset[str] | set[str] = frozenset(),
+                     return_shadow: bool = False) -> Activity:
     """Activity of `fn` for the given argument activities (`const`/`dup`/`dupnoneed`/`out`);
-    calls to `inactive_calls` carry no derivative."""
+    calls to `inactive_calls` carry no derivative. `return_shadow`: `fn` returns a pointer
+    whose memory the caller differentiates through, so the memory it allocates and returns
+    gets a shadow (as if it were a dup argument)."""
     if len(arg_activity) != len(fn.args):
         raise AnalysisError(f"@{fn.name} takes {len(fn.args)} arguments, but "
                             f"{len(arg_activity)} activities were given")
@@ -119,8 +122,11 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
         raise AnalysisError(f"@{fn.name} returns {fn.return_type}: an active return needs a "
                             "floating point result")
     insts = list(fn.instructions())
-    dup_args = {a for a, act in zip(fn.args, arg_activity, strict=True)
-                if act in ("dup", "dupnoneed")}
+    dup_args: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
+                            if act in ("dup", "dupnoneed")}
+    if return_shadow and fn.return_type.is_pointer:
+        dup_args |= {o for i in insts if isinstance(i, I.Ret) and i.value is not None
+                     for o in underlying(i.value) if is_heap_object(o)}
     objs = alias_classes(insts)
     varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls, objs)
     useful = _useful(insts, fn, return_active, dup_args, objs)
@@ -128,8 +134,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     # Memory objects that both receive varied data and are read on useful paths get shadows.
     shadowed = frozenset(dup_args) | frozenset(
         o for o in varied & useful
-        if isinstance(o, (I.Alloca, GlobalVariable)) or
-        (isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS))
+        if isinstance(o, (I.Alloca, GlobalVariable)) or is_heap_object(o))
     shadowed |= _merged_with_shadowed(insts, shadowed)
     # Memory behind a loaded pointer has a shadow when the pointer was loaded from shadowed
     # memory (the shadow pointer sits at the same place in the shadow). The greatest
@@ -165,8 +170,8 @@ def _merged_with_shadowed(insts: list[I.Instruction],
             if not objs & (shadowed | out):
                 continue
             for o in objs:
-                if o not in shadowed and o not in out and (isinstance(o, I.Alloca) or (
-                        isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS)):
+                if o not in shadowed and o not in out and (isinstance(o, I.Alloca) or
+                                                            is_heap_object(o)):
                     out.add(o)
                     changed = True
     return frozenset(out)
@@ -251,13 +256,14 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
                 # a defined callee (not inlined) may move active data between its arguments
                 if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
                        for a in inst.args):
-                    if carries_float(inst.type):
-                        new.append(inst)
+                    if carries_float(inst.type) or is_heap_object(inst):
+                        new.append(inst)  # (the memory it returns may hold active data)
                     written = _written_params(inst.callee)  # type: ignore[arg-type]
                     for k, a in enumerate(inst.args):
                         if a.type.is_pointer and k in written:
                             new.extend(o for o in objs(a) if o is not UNKNOWN)
-            elif isinstance(inst, I.Call) and carries_float(inst.type):
+            elif isinstance(inst, I.Call) and (carries_float(inst.type) or
+                                               is_heap_object(inst)):
                 # the callee may read active data through a pointer argument
                 if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
                        for a in inst.args):

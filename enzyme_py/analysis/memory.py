@@ -75,7 +75,70 @@ def underlying(p: Value, _seen: set[Value] | None = None) -> frozenset[MemObject
         return frozenset({p})
     if isinstance(p, I.Load) and p.type.is_pointer:
         return frozenset({p})  # the memory this loaded pointer leads to (a "derived" object)
+    if isinstance(p, I.Call) and isinstance(p.callee, Function) and \
+            not p.callee.is_declaration:
+        return _call_result(p, seen)
     return frozenset({UNKNOWN})
+
+
+def _call_result(call: I.Call, seen: set[Value]) -> frozenset[MemObject]:
+    """What a pointer returned by a defined callee may point into, in the caller's terms: the
+    objects behind the arguments it returns, the call itself for memory the callee allocated
+    (fresh, like an allocation), globals as they are; anything else is UNKNOWN."""
+    callee = call.callee
+    assert isinstance(callee, Function)
+    out: set[MemObject] = set()
+    for o in returned_objects(callee):
+        if isinstance(o, Argument) and o.parent is callee and o.index < len(call.args):
+            out |= underlying(call.args[o.index], seen)
+        elif o is FRESH:
+            out.add(call)
+        elif isinstance(o, GlobalValue):
+            out.add(o)
+        else:
+            out.add(UNKNOWN)
+    return frozenset(out)
+
+
+class _Fresh:
+    """Memory a function allocated and returns."""
+
+    def __repr__(self) -> str:
+        return "FRESH"
+
+
+FRESH = _Fresh()
+_RETURNING: set[Function] = set()  # callees whose returns are being followed (recursion)
+
+
+def returned_objects(fn: Function) -> frozenset[MemObject | _Fresh]:
+    """The objects a pointer returned by `fn` may point into, in `fn`'s terms (its arguments,
+    globals, UNKNOWN), with FRESH for memory allocated by `fn` or its callees. A recursive call
+    whose result is returned gives UNKNOWN (no fixpoint is attempted)."""
+    if fn in _RETURNING:
+        return frozenset({UNKNOWN})
+    _RETURNING.add(fn)
+    try:
+        out: set[MemObject | _Fresh] = set()
+        for inst in fn.instructions():
+            if isinstance(inst, I.Ret) and inst.value is not None:
+                for o in underlying(inst.value):
+                    if isinstance(o, I.Call):  # an allocation, or fresh from a callee
+                        out.add(FRESH)
+                    elif isinstance(o, (Argument, GlobalValue)) or o is UNKNOWN:
+                        out.add(o)
+                    else:  # a stack slot (dangling) or a loaded pointer
+                        out.add(UNKNOWN)
+        return frozenset(out)
+    finally:
+        _RETURNING.discard(fn)
+
+
+def is_heap_object(o: object) -> bool:
+    """An allocation call, or a call of a defined function returning memory it allocated."""
+    return isinstance(o, I.Call) and (o.callee_name in ALLOCATION_FUNCTIONS or (
+        o.type.is_pointer and isinstance(o.callee, Function) and
+        not o.callee.is_declaration))
 
 
 def is_derived(o: MemObject) -> bool:
@@ -164,6 +227,8 @@ def memory_effects(fn: Function, is_pure: Callable[[str], bool] = lambda name: F
                         for a in inst.args:
                             if a.type.is_pointer:
                                 eff.writes.append((inst, underlying(a)))
+                        # and whatever else it writes (globals, memory it reaches)
+                        eff.writes.append((inst, frozenset({UNKNOWN})))
                     continue
                 sub = memory_effects(inst.callee, is_pure, visiting)
                 if sub.writes_unknown_call:

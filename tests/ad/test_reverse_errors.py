@@ -76,38 +76,6 @@ entry:
     assert "@fill has no derivative rule" in msg
 
 
-RECURSIVE_WRITER = """
-define void @helper(ptr %p, i64 %n) {
-entry:
-  %c = icmp sgt i64 %n, 0
-  br i1 %c, label %more, label %done
-more:
-  %v = load double, ptr %p
-  %w = fmul double %v, %v
-  store double %w, ptr %p
-  %m = sub i64 %n, 1
-  call void @helper(ptr %p, i64 %m)
-  br label %done
-done:
-  ret void
-}
-
-define void @f(ptr %x) {
-body:
-  call void @helper(ptr %x, i64 3)
-  ret void
-}
-"""
-
-
-def test_call_to_defined_function_with_active_pointer() -> None:
-    """A callee that cannot be inlined (recursive) and writes active memory."""
-    msg = _error(RECURSIVE_WRITER, "f", ["dup"], False)
-    assert msg.startswith("in @f, block %body, instruction "
-                          "`call void @helper(ptr %x, i64 3)`:")
-    assert "@helper" in msg.split("`:", 1)[1] and "not supported" in msg
-
-
 NOINLINE_CALLEE = """
 define void @helper(ptr %p) noinline {
 entry:

@@ -98,12 +98,6 @@ XFAIL: dict[tuple[str, str | None], str] = {
         "transform error in @loss at `call ptr @realloc(...)`: 'realloc of memory holding "
         "active data, but the size of the old block is not known here (it was not allocated "
         "in this function by malloc, calloc or realloc); its adjoints would be lost'",
-    ("whole_recursion_heap_tree", None):
-        "transform error in @loss at `call ptr @build(ptr noundef %0, i32 noundef 0, ...)`: "
-        "'@build returns a pointer and could not be inlined (is it recursive?); the "
-        "derivatives of the memory it returns cannot be followed yet (used by `%3 = call "
-        "double @tsum(ptr noundef %2, i32 noundef 0)`)' (a tree of malloc'd nodes built by "
-        "recursion: a recursive callee's returned pointer has no shadow)",
 }
 
 _KNOWN = {p.stem for p in PROGRAMS}

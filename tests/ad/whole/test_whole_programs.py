@@ -74,20 +74,8 @@ EXPECTED_ERRORS: dict[str, tuple[str, ...]] = {
     "fnptr_unknown_global": ("error:", "in @loss", "an indirect call"),
 }
 
-_RECURSIVE = ("writes memory and could not be inlined (is it recursive?); "
-              "such calls are not supported yet")
-
 # What the tool does not handle today: (stem, opt) -> reason; opt None means both levels.
-XFAIL: dict[tuple[str, str | None], str] = {
-    ("recursion_heap_tree", None):
-        "transform error in @loss at `call ptr @build(...)`: '@build " + _RECURSIVE
-        + "' (recursive construction of a malloc'd binary tree)",
-    ("custom_gradient_loop", None):
-        "wrong value: dx[0] got 5.81 want 2.93 (the registered reverse pass adds to d_src but "
-        "leaves *d_dest as it was; the buffer written by the call is reused every iteration, "
-        "so its stale adjoint is counted again: who zeroes a custom call's output shadow is "
-        "not settled)",
-}
+XFAIL: dict[tuple[str, str | None], str] = {}
 
 _KNOWN = {p.stem for p in PROGRAMS}
 assert all(stem in _KNOWN for stem, _ in XFAIL), "XFAIL names a missing program"

@@ -1,7 +1,10 @@
 /* Enzyme-style custom derivative (pointer form, augmented pass returning a
  * tape) for a callee used inside a loop over an array: clamp_sq(src, dest)
  * computes dest = src^2, the registered reverse pass returns 3x the true
- * adjoint on purpose, and must be called once per loop iteration. */
+ * adjoint on purpose, and must be called once per loop iteration.  As in
+ * Enzyme, the reverse pass consumes the adjoint of the output it overwrote
+ * (reads *d_dest, then zeroes it): the local y is written by every iteration,
+ * so an adjoint left in *d_dest would be counted again by the next call. */
 #include "enzyme_test.h"
 
 double __enzyme_autodiff(void *, ...);
@@ -17,12 +20,13 @@ void *clamp_sq_aug(const double *src, const double *d_src, double *dest, double 
   *dest = *src * *src;
   return NULL;
 }
-void clamp_sq_rev(const double *src, double *d_src, const double *dest, const double *d_dest,
+void clamp_sq_rev(const double *src, double *d_src, const double *dest, double *d_dest,
                   void *tape) {
   (void)dest;
   (void)tape;
   rev_calls++;
   *d_src += 3.0 * 2.0 * *src * *d_dest; /* deliberately 3x */
+  *d_dest = 0.0;                        /* consumed: dest was overwritten */
 }
 
 void *__enzyme_register_gradient_clamp_sq[3] = {(void *)clamp_sq, (void *)clamp_sq_aug,

@@ -1,0 +1,263 @@
+"""Split a finished gradient into an augmented forward function and a reverse function.
+
+A callee that is called rather than inlined (recursion, mostly) is differentiated like any
+function, into one gradient whose forward sweep runs first and whose reverse sweep follows
+(`rev.*` blocks). Here that gradient is cut where the forward sweep ends:
+
+- `@augmented_g(args and shadows..., ptr %frees, ptr %tape.out[, ptr %shadow.out])` is the
+  forward sweep. It returns `g`'s result, writes its tape to `*%tape.out` (and, when `g`
+  returns a pointer whose memory the caller differentiates through, that memory's shadow to
+  `*%shadow.out`). Frees it cannot do yet go on the caller's list `%frees`.
+- `@diffe_g(args and shadows..., [seed,] ptr %tape)` is the reverse sweep; it returns the
+  adjoints of the `out` arguments, as a gradient does, and frees the tape.
+
+The tape is one `malloc` per call. It holds every forward value the reverse sweep uses, and
+the stack slots the reverse sweep still reads or writes (those become heap memory inside
+the tape, so pointers to them stay valid after `@augmented_g` returns). Slots only the
+reverse sweep touches (adjoints, counters) move to `@diffe_g`'s own frame.
+
+Invariants: both functions verify; no value of one function is used by the other; the tape
+is freed exactly once, by the reverse function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.analysis.memory import underlying
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.layout import abi_align, alloc_size
+from enzyme_py.ir.module import Block, Function
+from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value
+from enzyme_py.ir.verifier import verify_function
+
+if TYPE_CHECKING:
+    from enzyme_py.ad.reverse import ReverseTransform
+
+TAPE_ALIGN = 16  # what malloc guarantees; every tape field is placed at most this aligned
+
+
+@dataclass
+class SplitPair:
+    """The two functions a call site of a split callee uses."""
+
+    augmented: Function
+    reverse: Function
+    shadow_return: bool  # `augmented` takes `ptr %shadow.out` last
+
+    @property
+    def returns_adjoints(self) -> bool:
+        return not self.reverse.return_type.is_void
+
+
+@dataclass
+class _Layout:
+    size: int = 0
+
+    def field(self, t: T.Type) -> int:
+        align = min(max(abi_align(t), 1), TAPE_ALIGN)
+        off = (self.size + align - 1) // align * align
+        self.size = off + max(alloc_size(t), 1)
+        return off
+
+
+def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
+    """Move the blocks of `tr.work` (a finished gradient in split mode) into `pair`."""
+    work = tr.work
+    rev_start = tr.rev[tr.exit_block]
+    reverse_blocks = _reachable(rev_start)
+    forward_blocks = [b for b in work.blocks if b not in reverse_blocks]
+    fwd = set(forward_blocks)
+
+    def in_forward(v: Value) -> bool:
+        return isinstance(v, I.Instruction) and v.parent in fwd
+
+    rev_insts = [i for b in work.blocks if b in reverse_blocks for i in b.instructions]
+    crossing: list[I.Instruction] = []
+    seen: set[Value] = set()
+    for inst in rev_insts:
+        for op in inst.operands:
+            if in_forward(op) and op not in seen:
+                seen.add(op)
+                crossing.append(op)  # type: ignore[arg-type]
+
+    forward_users = _users([i for b in forward_blocks for i in b.instructions])
+    moved = [a for a in crossing if isinstance(a, I.Alloca) and
+             _reverse_only(a, forward_users.get(a, []), tr.alloca_block)]
+    heap = _heap_slots(tr, crossing, moved, forward_blocks, fwd)
+
+    layout = _Layout()
+    heap_offsets = {a: layout.field(_slot_type(tr, a)) for a in heap}
+    stored = [v for v in crossing if v not in heap_offsets and v not in moved]
+    stored_offsets = {v: layout.field(v.type) for v in stored}
+
+    # --- the augmented function: allocate the tape, keep values on it, return -------------
+    for a in heap_offsets:
+        assert a.parent is not None
+        a.parent.remove(a)
+    at = Builder(tr.alloca_block)
+    at.index = 0
+    tape: Value | None = None
+    slot_of: dict[int, Value] = {}
+    if layout.size:
+        malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
+        tape = at.call(malloc, [ConstantInt(T.I64, layout.size)], name="tape")
+    for a, off in heap_offsets.items():
+        assert tape is not None
+        gep = at.getelementptr(T.I8, tape, [ConstantInt(T.I64, off)], name=a.name)
+        slot_of[id(a)] = gep
+    if slot_of:
+        for blk in forward_blocks:
+            for inst in blk.instructions:
+                inst.operands = [slot_of.get(id(o), o) for o in inst.operands]
+    end = tr.exit_block.terminator
+    assert end is not None
+    tr.exit_block.remove(end)
+    b = Builder().position_at_end(tr.exit_block)
+    for v, off in stored_offsets.items():
+        assert tape is not None
+        b.store(v, _at(b, tape, off), min(abi_align(v.type), TAPE_ALIGN))
+    b.store(tape if tape is not None else _null(), tr.tape_out, 8)
+    if pair.shadow_return:
+        b.store(tr.return_shadow_value(), tr.shadow_out, 8)
+    if tr.ret_value is not None:
+        b.ret(tr.ret_value)
+    else:
+        b.ret()
+
+    # --- the reverse function: read the tape back, run the reverse sweep, free it ---------
+    rev_fn = pair.reverse
+    rev_args = [Argument(a.type, a.name) for a in tr.aug_params()]
+    arg_map: dict[Value, Value] = dict(zip(tr.aug_params(), rev_args, strict=True))
+    tape_arg = Argument(T.PTR, "tape")
+    entry = Block("entry", rev_fn)
+    eb = Builder().position_at_end(entry)
+    value_map: dict[Value, Value] = dict(arg_map)
+    for a in moved:
+        assert a.parent is not None
+        inits = [u for u in forward_users.get(a, []) if isinstance(u, I.Store)]
+        a.parent.remove(a)
+        eb.insert(a)
+        for s in inits:
+            assert s.parent is not None
+            s.parent.remove(s)
+            eb.insert(s)
+    for a, off in heap_offsets.items():
+        if a in seen:
+            value_map[a] = _at(eb, tape_arg, off, a.name)
+    for v, off in stored_offsets.items():
+        value_map[v] = eb.load(v.type, _at(eb, tape_arg, off), min(abi_align(v.type),
+                                                                    TAPE_ALIGN), name=v.name)
+    eb.br(rev_start)
+    by_id = {id(k): v for k, v in value_map.items()}
+    for inst in rev_insts:
+        inst.operands = [by_id.get(id(o), o) for o in inst.operands]
+        if isinstance(inst, I.Phi):
+            inst.incoming_blocks = [entry if blk in fwd else blk
+                                    for blk in inst.incoming_blocks]
+    if tape is not None:
+        ret = tr.rev_return.terminator
+        assert ret is not None
+        free = tr.runtime_decl("free", T.FunctionType(T.VOID, (T.PTR,)))
+        Builder().position_before(ret).call(free, [tape_arg])
+
+    params = [*rev_args]
+    if tr.seed is not None:
+        params.append(tr.seed)
+    params.append(tape_arg)
+    _install(pair.augmented, forward_blocks, tr.aug_params() + tr.aug_extra_params(), work)
+    _install(rev_fn, [entry] + [b for b in work.blocks if b in reverse_blocks], params, work)
+    for fn in (pair.augmented, rev_fn):
+        problems = verify_function(fn, raise_error=False)
+        if problems:
+            raise DifferentiationError(
+                f"internal error: @{fn.name}, split from the gradient of @{tr.primal.name}, is "
+                "malformed (a bug in enzyme_py):\n" + "\n".join(problems[:5]))
+
+
+def _install(fn: Function, blocks: list[Block], params: list[Argument], work: Function) -> None:
+    for a in params:
+        a.attrs = []
+    fn.set_type(fn.function_type, params)
+    fn.blocks = blocks
+    for blk in blocks:
+        blk.parent = fn
+    fn.personality = work.personality
+    fn.prefix = ["internal"]
+    fn.suffix = []
+
+
+def _reachable(start: Block) -> set[Block]:
+    out: set[Block] = set()
+    todo = [start]
+    while todo:
+        b = todo.pop()
+        if b in out:
+            continue
+        out.add(b)
+        todo.extend(b.successors())
+    return out
+
+
+def _users(insts: list[I.Instruction]) -> dict[Value, list[I.Instruction]]:
+    users: dict[Value, list[I.Instruction]] = {}
+    for inst in insts:
+        for op in inst.operands:
+            if isinstance(op, I.Instruction):
+                users.setdefault(op, []).append(inst)
+    return users
+
+
+def _reverse_only(a: I.Alloca, forward_uses: list[I.Instruction], alloca_block: Block) -> bool:
+    """A slot the forward sweep only initializes with a constant (adjoints, counters)."""
+    return a.parent is alloca_block and not a.operands and all(
+        isinstance(u, I.Store) and u.parent is alloca_block and u.pointer is a and
+        isinstance(u.value, Constant) for u in forward_uses)
+
+
+def _heap_slots(tr: ReverseTransform, crossing: list[I.Instruction], moved: list[I.Alloca],
+                forward_blocks: list[Block], fwd: set[Block]) -> list[I.Alloca]:
+    """Stack slots of the forward sweep that must outlive it: those the reverse sweep uses,
+    those behind pointers it uses, and those whose address is stored in memory."""
+    out: dict[I.Alloca, None] = {}
+
+    def add(o: object) -> None:
+        if isinstance(o, I.Alloca) and o.parent in fwd and o not in moved:
+            out[o] = None
+
+    for v in crossing:
+        add(v)
+        if v.type.is_pointer:
+            for o in underlying(v):
+                add(o)
+    for blk in forward_blocks:
+        for inst in blk.instructions:
+            if isinstance(inst, I.Store) and inst.value.type.is_pointer:
+                for o in underlying(inst.value):
+                    add(o)
+    for a in out:
+        if a.operands:
+            raise tr.error(a, "the reverse sweep of this function, called rather than inlined, "
+                              "needs a stack allocation of variable size; that is not "
+                              "supported yet")
+    return list(out)
+
+
+def _slot_type(tr: ReverseTransform, a: I.Alloca) -> T.Type:
+    return a.allocated_type
+
+
+def _at(b: Builder, base: Value, off: int, name: str | None = None) -> Value:
+    if off == 0:
+        return base
+    return b.getelementptr(T.I8, base, [ConstantInt(T.I64, off)], name=name)
+
+
+def _null() -> Value:
+    from enzyme_py.ir.values import zero
+
+    return zero(T.PTR)
