@@ -24,6 +24,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="OUT.ll", help="output file (default: stdout)")
     p.add_argument("-O", dest="opt_level", type=int, default=2, choices=range(4),
                    help="optimization level of the output (default: 2)")
+    p.add_argument("--no-inline", dest="inline", action="store_false",
+                   help="keep calls as calls (each callee on an active path gets an augmented "
+                        "forward function and a reverse function, as in Enzyme) instead of "
+                        "inlining them before differentiating")
     add_dump_options(p)
 
 
@@ -68,12 +72,12 @@ def grad(args: argparse.Namespace) -> int:
         from enzyme_py.ad.forward import forward_module
 
         out, _ = forward_module(module, args.function, acts, width=args.width,
-                                opt_level=args.opt_level, name=args.name,
+                                opt_level=args.opt_level, name=args.name, inline=args.inline,
                                 on_stage=dump if dump.active else None)
         write_text(args.output, str(out))
         return 0
     out, name = gradient_module(module, args.function, acts, ret_active,
-                                opt_level=args.opt_level, name=args.name,
+                                opt_level=args.opt_level, name=args.name, inline=args.inline,
                                 on_stage=dump if dump.active else None)
     write_text(args.output, str(out))
     return 0
@@ -96,7 +100,7 @@ def transform(args: argparse.Namespace) -> int:
               file=sys.stderr)
     targets = [plan_call(module, c).function.name or "" for c in autodiff_calls(module)]
     targets += fwddiff_targets(module)
-    work = prepare(module, dump if dump.active else None, targets=targets)
+    work = prepare(module, dump if dump.active else None, targets=targets, inline=args.inline)
     if dump.active:
         for call in autodiff_calls(work):
             plan = plan_call(work, call)

@@ -68,6 +68,11 @@ def call_activities(tr: ReverseTransform, call: I.Call) -> list[str]:
     return acts
 
 
+def returns_shadowed(tr, call: I.Call) -> bool:
+    """The call returns a pointer into memory this function differentiates through."""
+    return call.type.is_pointer and tr.activity.touches_shadow(call)
+
+
 def split_callee(tr: ReverseTransform, call: I.Call) -> Function | None:
     """The defined callee of `call` when the call needs an augmented/reverse pair."""
     callee = call.callee
@@ -85,7 +90,8 @@ def split_callee(tr: ReverseTransform, call: I.Call) -> Function | None:
             reg.python_rule(name) == "custom_jvp" or lookup(name) is not None:
         return None
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
-    if writes_active or tr.is_active(call) or call in tr.activity.shadowed:
+    if writes_active or tr.is_active(call) or returns_shadowed(tr, call) or \
+            tr.shared_globals:  # (it may move active data between the shared globals)
         return callee
     return None
 
@@ -103,25 +109,26 @@ def rewrite_split_calls(tr: ReverseTransform) -> None:
 def _rewrite(tr: ReverseTransform, call: I.Call, g: Function) -> None:
     acts = call_activities(tr, call)
     ret_active = tr.is_active(call)
-    ret_shadow = call.type.is_pointer and call in tr.activity.shadowed
-    pair = split_pair(tr.module, g, acts, ret_active, ret_shadow)
+    ret_shadow = returns_shadowed(tr, call)
+    shared = tuple(sorted(v.name or "" for v in tr.shared_globals))
+    pair = split_pair(tr.module, g, acts, ret_active, ret_shadow, shared)
+    base = names.tape_slot(g.name or "g")
+    tape_slot = tr.entry_alloca(T.PTR, base)
+    after = _after_call(tr, call)
+    tape = after.load(T.PTR, tape_slot, 8, name=base.removesuffix(".slot"))
+    shadow_slot = None
+    if pair.shadow_return:  # first: an argument's shadow may lead back here (a loop phi)
+        shadow_slot = tr.entry_alloca(T.PTR, names.shadow(call) + ".slot")
+        tr.shadows[call] = after.load(T.PTR, shadow_slot, 8, name=names.shadow(call))
     args = list(call.args)
     new_args: list[Value] = []
     for a, act in zip(args, acts, strict=True):
         new_args.append(a)
         if act == "dup":
             new_args.append(tr.forward_shadow(a))
-    base = names.tape_slot(g.name or "g")
-    tape_slot = tr.entry_alloca(T.PTR, base)
     new_args += [tr.frees_pointer(), tape_slot]
-    shadow_slot = None
-    if pair.shadow_return:
-        shadow_slot = tr.entry_alloca(T.PTR, names.shadow(call) + ".slot")
-        new_args.append(shadow_slot)
-    after = _after_call(tr, call)
-    tape = after.load(T.PTR, tape_slot, 8, name=base.removesuffix(".slot"))
     if shadow_slot is not None:
-        tr.shadows[call] = after.load(T.PTR, shadow_slot, 8, name=names.shadow(call))
+        new_args.append(shadow_slot)
     tr.split_calls[call] = SplitCall(pair, acts, args, tape, ret_active, new_args)
 
 
@@ -170,19 +177,21 @@ def reverse_split_call(tr: ReverseTransform, call: I.Call, info: SplitCall) -> N
 
 
 def split_pair(module: Module, g: Function, acts: list[str], ret_active: bool,
-               ret_shadow: bool) -> SplitPair:
+               ret_shadow: bool, shared_globals: tuple[str, ...] = ()) -> SplitPair:
     """The augmented and reverse functions of `g` for these activities (made once)."""
     from enzyme_py.ad.reverse import ReverseOptions, ReverseTransform
 
-    key = split_key(g, acts, ret_active, ret_shadow)
+    key = split_key(g, acts, ret_active, ret_shadow, shared_globals)
     got = module.derived.get(key)
     if got is None:
         ReverseTransform(module, g, acts, ret_active,
-                         ReverseOptions(split=True, return_shadow=ret_shadow)).run()
+                         ReverseOptions(split=True, return_shadow=ret_shadow,
+                                        dup_globals=shared_globals)).run()
         got = module.derived[key]
     assert isinstance(got, SplitPair)
     return got
 
 
-def split_key(g: Function, acts: list[str], ret_active: bool, ret_shadow: bool) -> tuple:
-    return ("split", g.name, tuple(acts), ret_active, ret_shadow)
+def split_key(g: Function, acts: list[str], ret_active: bool, ret_shadow: bool,
+              shared_globals: tuple[str, ...]) -> tuple:
+    return ("split", g.name, tuple(acts), ret_active, ret_shadow, shared_globals)

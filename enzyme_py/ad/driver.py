@@ -38,19 +38,22 @@ Stage = Callable[[str, Module], None]
 
 
 def prepare(module: Module, on_stage: Stage | None = None,
-            targets: Sequence[str] = ()) -> Module:
+            targets: Sequence[str] = (), inline: bool = True) -> Module:
     """The canonicalized copy of `module` that the transforms read; functions called
-    (directly or not) from `targets` are inlined into them where LLVM can (not recursion)."""
+    (directly or not) from `targets` are inlined into them where LLVM can (not recursion),
+    unless `inline` is False (then calls stay calls, as Enzyme leaves them)."""
     work = parse(str(module), module.name)
     keep = find_registrations(work).keep_calls
-    mark_callees_inline(work, targets, keep)
+    if inline:
+        mark_callees_inline(work, targets, keep)
     work = Pipeline.parse(AD_PIPELINE).run(work, on_stage)
     rounds = 0
     while rounds < DEVIRTUALIZE_ROUNDS and devirtualize(_reachable(work, targets)):
         rounds += 1
         if on_stage is not None:
             on_stage("devirtualize", work)
-        mark_callees_inline(work, targets, keep)
+        if inline:
+            mark_callees_inline(work, targets, keep)
         work = Pipeline.parse(INLINE_PIPELINE).run(work, on_stage)
         if remove_dead_fallbacks(_reachable(work, targets)) and on_stage is not None:
             on_stage("remove-dead-fallbacks", work)
@@ -113,10 +116,10 @@ _NOINLINE = re.compile(r"(?<![\w\"-])noinline (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)
 
 def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
                     *, opt_level: int = 2, name: str | None = None,
-                    return_primal: bool = False,
+                    return_primal: bool = False, inline: bool = True,
                     on_stage: Stage | None = None) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
-    work = prepare(module, on_stage, targets=[function])
+    work = prepare(module, on_stage, targets=[function], inline=inline)
     try:
         fn = work.get_function(function)
     except KeyError as exc:

@@ -40,6 +40,7 @@ from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.analysis.activity import Activity, analyze_activity, carries_float
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
+from enzyme_py.analysis.globals import globals_shared_with_callees
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -67,6 +68,8 @@ class ForwardOptions:
     # derivative alongside the memory, so freeing that memory frees them too. (Not part of
     # the cache key: a recursive function's inner calls reuse its own derivative.)
     callee: bool = False
+    # names of the globals the outermost function shares with its callees (`globals.py`)
+    dup_globals: tuple[str, ...] = ()
 
 
 def forward_diff(module: Module, fn: Function, arg_activity: list[str],
@@ -85,7 +88,7 @@ def forward_diff(module: Module, fn: Function, arg_activity: list[str],
 
 def forward_module(module: Module, function: str, activities: list[str], *,
                    width: int = 1, opt_level: int = 2, name: str | None = None,
-                   return_primal: bool = True,
+                   return_primal: bool = True, inline: bool = True,
                    on_stage: Callable[[str, object], None] | None = None
                    ) -> tuple[Module, str]:
     """Canonicalize a copy of `module`, add the forward derivative of `function`, optimize;
@@ -98,7 +101,8 @@ def forward_module(module: Module, function: str, activities: list[str], *,
     from enzyme_py.ad.driver import prepare
     from enzyme_py.passes import OptLevel
 
-    work = prepare(module, on_stage, targets=[function])  # type: ignore[arg-type]
+    work = prepare(module, on_stage, targets=[function],  # type: ignore[arg-type]
+                   inline=inline)
     try:
         fn = work.get_function(function)
     except KeyError as exc:
@@ -126,6 +130,8 @@ class _LaneShadows:
 
     def __init__(self, tr: ForwardTransform, lane: int) -> None:
         self.tr = tr
+        self.lane = lane
+        self.is_callee = tr.options.callee  # shadow globals are cleared by the outermost
         self.shadows: dict[Value, Value] = {}
         self.shadow_args: dict[Argument, Argument] = {
             a: s[lane] for a, s in tr.shadow_args.items()}
@@ -169,7 +175,8 @@ class ForwardTransform:
         fn = self.primal
         self.return_active = carries_float(fn.return_type)
         key = ("forward", fn.name, tuple(self.arg_activity), self.width,
-               self.options.return_primal, self.options.return_shadow)
+               self.options.return_primal, self.options.return_shadow,
+               self.options.dup_globals)
         existing = self.module.derived.get(key)
         if existing is not None:
             return existing[0]
@@ -196,9 +203,16 @@ class ForwardTransform:
         self._check_input()
         try:
             self.registrations = find_registrations(self.module)
+            if self.options.callee:
+                self.shared_globals = frozenset(self.module.symbols[n]
+                                                for n in self.options.dup_globals)
+            else:
+                self.shared_globals = globals_shared_with_callees(
+                    work, self.registrations.keep_calls)
             self.activity: Activity = analyze_activity(
                 work, self._analysis_activities(), self.return_active,
-                self.registrations.inactive, return_shadow=self.returns_shadow)
+                self.registrations.inactive, return_shadow=self.returns_shadow,
+                dup_globals=self.shared_globals)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self._make_arguments()
@@ -321,12 +335,14 @@ class ForwardTransform:
                           return_shadow: bool = False) -> tuple[Function, T.FunctionType]:
         """The forward derivative of a callee (`{primal, tangent}`) and its type; this
         function's own, still being built, when the call is recursive."""
-        key = ("forward", g.name, tuple(acts), self.width, True, return_shadow)
+        shared = tuple(sorted(v.name or "" for v in self.shared_globals))
+        key = ("forward", g.name, tuple(acts), self.width, True, return_shadow, shared)
         got = self.module.derived.get(key)
         if got is None:
             ForwardTransform(self.module, g, acts,
                              ForwardOptions(return_primal=True, width=self.width,
-                                            return_shadow=return_shadow, callee=True)).run()
+                                            return_shadow=return_shadow, callee=True,
+                                            dup_globals=shared)).run()
             got = self.module.derived[key]
         return got
 

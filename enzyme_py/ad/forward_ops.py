@@ -130,12 +130,14 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
     if name and lookup(name) is not None:
         return False
     callee = tr.module.symbols.get(name) if name else None
-    returns_shadowed = call.type.is_pointer and call in tr.activity.shadowed
+    returns_shadowed = call.type.is_pointer and tr.activity.touches_shadow(call)
     if isinstance(callee, Function) and not callee.is_declaration and call.type.is_pointer \
             and not returns_shadowed:
         _check_returned_pointer(tr, call, callee)
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
-    if not (writes_active or tr.is_active(call) or returns_shadowed):
+    shares = bool(tr.shared_globals) and isinstance(callee, Function) and \
+        not callee.is_declaration  # it may move active data between the shared globals
+    if not (writes_active or tr.is_active(call) or returns_shadowed or shares):
         return True
     if isinstance(callee, Function) and not callee.is_declaration:
         _defined_call(tr, call, callee)
@@ -382,6 +384,9 @@ def _custom_call(tr: ForwardTransform, call: I.Call, rule) -> None:
 def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
     """A call LLVM could not inline (recursion): call `g`'s own forward derivative, with the
     shadows of pointer arguments into active memory and the tangents of active floats."""
+    returns_shadowed = call.type.is_pointer and tr.activity.touches_shadow(call)
+    # first: an argument's shadow may lead back to this call's (a loop phi)
+    slot = _returned_shadow_slot(tr, call) if returns_shadowed else None
     acts: list[str] = []
     more: list[tuple[Value, ...]] = []
     for i, a in enumerate(call.args):
@@ -401,14 +406,15 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
             call not in tr.activity.varied:
         raise tr.error(call, f"@{g.name} reads active memory and could not be inlined (is it "
                              "recursive?); its result's derivative cannot be followed yet")
-    returns_shadowed = call.type.is_pointer and call in tr.activity.shadowed
     fwd, ftype = tr.callee_derivative(g, acts, return_shadow=returns_shadowed)
     args: list[Value] = []
     for a, extra in zip(call.args, more, strict=True):
         args.append(a)
         args.extend(extra)
-    if returns_shadowed:
-        _call_returning_shadow(tr, call, fwd, ftype, args)
+    if slot is not None:
+        # The call keeps its identity (the analyses know what memory it returns); it is
+        # pointed at the derivative once the sweep is done.
+        tr.pending_calls.append((call, fwd, ftype, [*args, slot]))
         return
     b = tr.b.position_before(call)
     new = b.call(fwd, args, function_type=ftype)
@@ -428,22 +434,20 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
     call.parent.remove(call)
 
 
-def _call_returning_shadow(tr: ForwardTransform, call: I.Call, fwd: Function,
-                           ftype: T.FunctionType, args: list[Value]) -> None:
-    """A callee returning memory this function differentiates through: its derivative
-    returns the pointer and writes the memory's shadows (one per direction) to a slot. The
-    call keeps its identity (the analyses know what memory it returns); it is pointed at the
-    derivative once the sweep is done."""
-    at = Builder().position_before(tr.alloca_block.instructions[-1])
-    slot = at.alloca(T.ArrayType(tr.width, T.PTR), name=names.shadow(call) + ".slot")
+def _returned_shadow_slot(tr: ForwardTransform, call: I.Call) -> Value:
+    """A callee returning memory this function differentiates through: its derivative returns
+    the pointer and writes the memory's shadows (one per direction) to a slot, read back after
+    the call as the call's shadows."""
     if isinstance(call, I.Invoke):
         raise tr.error(call, "an invoke of a function returning memory with a shadow is not "
                              "supported yet")
+    at = Builder().position_before(tr.alloca_block.instructions[-1])
+    slot = at.alloca(T.ArrayType(tr.width, T.PTR), name=names.shadow(call) + ".slot")
     after = Builder().position_after_def(call)
     for j, lane in enumerate(tr.lanes):
         ptr = slot if j == 0 else after.getelementptr(T.PTR, slot, [ConstantInt(T.I64, j)])
         lane.shadows[call] = after.load(T.PTR, ptr, 8, name=names.shadow(call))
-    tr.pending_calls.append((call, fwd, ftype, [*args, slot]))
+    return slot
 
 
 def _check_returned_pointer(tr: ForwardTransform, call: I.Call, g: Function) -> None:

@@ -30,6 +30,7 @@ from enzyme_py.ad.split import SplitPair, split_gradient
 from enzyme_py.ad.tape import LoopState, Tape
 from enzyme_py.analysis.activity import Activity, analyze_activity
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
+from enzyme_py.analysis.globals import globals_shared_with_callees
 from enzyme_py.analysis.loops import LoopInfo, find_loops, induction_variables, trip_count
 from enzyme_py.analysis.memory import (
     ALLOCATION_FUNCTIONS,
@@ -58,6 +59,8 @@ class ReverseOptions:
     # (split) f returns a pointer whose memory the caller differentiates through: the
     # augmented function also hands back that memory's shadow.
     return_shadow: bool = False
+    # (split) names of the globals the outermost function shares with its callees
+    dup_globals: tuple[str, ...] = ()
 
 
 def reverse_diff(module: Module, fn: Function, arg_activity: list[str], return_active: bool,
@@ -125,9 +128,10 @@ class ReverseTransform:
         try:
             self.loops: LoopInfo = find_loops(work, self.dom)
             self.registrations = find_registrations(self.module)
+            self.shared_globals = self._shared_globals()
             self.activity: Activity = analyze_activity(
                 work, self.arg_activity, self.return_active, self.registrations.inactive,
-                return_shadow=self.options.return_shadow)
+                return_shadow=self.options.return_shadow, dup_globals=self.shared_globals)
         except AnalysisError as exc:
             raise DifferentiationError(str(exc)) from None
         self.preds = predecessors(work)
@@ -223,6 +227,16 @@ class ReverseTransform:
             self.tape_out = Argument(T.PTR, "tape.out")
             self.shadow_out = Argument(T.PTR, "shadow.out")
 
+    @property
+    def is_callee(self) -> bool:
+        """Shadow globals are cleared by the outermost derivative, not by callees'."""
+        return self.split
+
+    def _shared_globals(self) -> frozenset:
+        if self.split:
+            return frozenset(self.module.symbols[n] for n in self.options.dup_globals)
+        return globals_shared_with_callees(self.work, self.registrations.keep_calls)
+
     def aug_params(self) -> list[Argument]:
         """(split) The arguments and their shadows, as both split functions take them."""
         return [a for a in self.final_args if a is not self.seed]
@@ -250,7 +264,8 @@ class ReverseTransform:
         """(split) The two functions, declared before they are built: a recursive call
         inside f calls them."""
         fn = self.primal
-        key = split_key(fn, self.arg_activity, self.return_active, self.options.return_shadow)
+        key = split_key(fn, self.arg_activity, self.return_active, self.options.return_shadow,
+                        self.options.dup_globals)
         shadow_return = self.options.return_shadow and fn.return_type.is_pointer
         params: list[T.Type] = []
         for arg, act in zip(fn.args, self.arg_activity, strict=True):
@@ -449,6 +464,7 @@ class ReverseTransform:
     # --- reverse sweep ----------------------------------------------------------------------
 
     def _reverse_sweep(self) -> None:
+        self.forward_block_count = len(self.work.blocks)
         order = list(reversed(self.dom.rpo))
         self.rev: dict[Block, Block] = {}
         for block in order:

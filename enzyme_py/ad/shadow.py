@@ -130,19 +130,27 @@ def shadow_pointer_stores(tr: ReverseTransform) -> None:
 
 
 def _shadow_global(tr: ReverseTransform, g: GlobalVariable) -> Value:
-    """`@g.shadow`: an internal zero-filled global, cleared when the gradient starts (the
-    adjoint of a global's initial value is not an output)."""
+    """`@g.shadow`: an internal zero-filled global, one per global (and direction) in the
+    module, shared by a derivative and its callees' derivatives. The outermost derivative
+    clears it when it starts (the adjoint of a global's initial value is not an output); a
+    callee's derivative must not, its caller's adjoints are already there."""
     module = tr.module
-    name = module.unique_name(names.shadow(g))
-    shadow = GlobalVariable(name, g.value_type, zero(g.value_type))  # type: ignore[arg-type]
-    shadow.prefix = ["internal"]
-    shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
-    module.add_global(shadow)
-    at = Builder().position_before(tr.alloca_block.instructions[-1])
-    memset = tr.runtime_decl("llvm.memset.p0.i64",
-                             T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
-    at.call(memset, [shadow, ConstantInt(T.I8, 0), ConstantInt(T.I64, alloc_size(g.value_type)),
-                     ConstantInt(T.I1, 0)])
+    lane = getattr(tr, "lane", 0)
+    key = ("global shadow", g.name, lane)
+    shadow = module.derived.get(key)
+    if shadow is None:
+        name = module.unique_name(names.shadow(g))
+        shadow = GlobalVariable(name, g.value_type, zero(g.value_type))  # type: ignore[arg-type]
+        shadow.prefix = ["internal"]
+        shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
+        module.add_global(shadow)
+        module.derived[key] = shadow
+    if not getattr(tr, "is_callee", False):
+        at = Builder().position_before(tr.alloca_block.instructions[-1])
+        memset = tr.runtime_decl("llvm.memset.p0.i64",
+                                 T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
+        at.call(memset, [shadow, ConstantInt(T.I8, 0),
+                         ConstantInt(T.I64, alloc_size(g.value_type)), ConstantInt(T.I1, 0)])
     return shadow
 
 

@@ -69,8 +69,8 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
     """Move the blocks of `tr.work` (a finished gradient in split mode) into `pair`."""
     work = tr.work
     rev_start = tr.rev[tr.exit_block]
-    reverse_blocks = _reachable(rev_start)
-    forward_blocks = [b for b in work.blocks if b not in reverse_blocks]
+    reverse_blocks = set(work.blocks[tr.forward_block_count:])  # made by the reverse sweep
+    forward_blocks = work.blocks[:tr.forward_block_count]
     fwd = set(forward_blocks)
 
     def in_forward(v: Value) -> bool:
@@ -189,18 +189,6 @@ def _install(fn: Function, blocks: list[Block], params: list[Argument], work: Fu
     fn.personality = work.personality
     fn.prefix = ["internal"]
     fn.suffix = []
-
-
-def _reachable(start: Block) -> set[Block]:
-    out: set[Block] = set()
-    todo = [start]
-    while todo:
-        b = todo.pop()
-        if b in out:
-            continue
-        out.add(b)
-        todo.extend(b.successors())
-    return out
 
 
 def _users(insts: list[I.Instruction]) -> dict[Value, list[I.Instruction]]:

@@ -18,7 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.analysis.errors import AnalysisError
-from enzyme_py.analysis.memory import UNKNOWN, MemObject, is_heap_object, underlying
+from enzyme_py.analysis.memory import (
+    UNKNOWN,
+    MemObject,
+    derived_sources,
+    is_derived,
+    is_heap_object,
+    underlying,
+)
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
@@ -101,11 +108,13 @@ class Activity:
 def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
                      return_active: bool,
                      inactive_calls: frozenset[str] | set[str] = frozenset(),
-                     return_shadow: bool = False) -> Activity:
+                     return_shadow: bool = False,
+                     dup_globals: frozenset[Value] = frozenset()) -> Activity:
     """Activity of `fn` for the given argument activities (`const`/`dup`/`dupnoneed`/`out`);
     calls to `inactive_calls` carry no derivative. `return_shadow`: `fn` returns a pointer
     whose memory the caller differentiates through, so the memory it allocates and returns
-    gets a shadow (as if it were a dup argument)."""
+    gets a shadow (as if it were a dup argument). `dup_globals`: globals shared with callees
+    that stay calls (`globals.py`), treated as dup memory."""
     if len(arg_activity) != len(fn.args):
         raise AnalysisError(f"@{fn.name} takes {len(fn.args)} arguments, but "
                             f"{len(arg_activity)} activities were given")
@@ -124,12 +133,15 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     insts = list(fn.instructions())
     dup_args: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
                             if act in ("dup", "dupnoneed")}
+    dup_args |= dup_globals
     if return_shadow and fn.return_type.is_pointer:
         dup_args |= {o for i in insts if isinstance(i, I.Ret) and i.value is not None
-                     for o in underlying(i.value) if is_heap_object(o)}
+                     for o in underlying(i.value) if is_heap_object(o) or is_derived(o)}
     objs = alias_classes(insts)
-    varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls, objs)
-    useful = _useful(insts, fn, return_active, dup_args, objs)
+    reach = _reacher(insts, objs)
+    shares = _shares_globals(dup_globals, inactive_calls)
+    varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls, objs, reach, shares)
+    useful = _useful(insts, fn, return_active, dup_args, objs, reach, shares)
     active = frozenset(v for v in varied & useful if carries_float(v.type))
     # Memory objects that both receive varied data and are read on useful paths get shadows.
     shadowed = frozenset(dup_args) | frozenset(
@@ -139,13 +151,13 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     # Memory behind a loaded pointer has a shadow when the pointer was loaded from shadowed
     # memory (the shadow pointer sits at the same place in the shadow). The greatest
     # fixpoint: lists (`p = p->next`) load pointers from memory reached the same way.
-    derived = {i for i in insts if isinstance(i, I.Load) and i.type.is_pointer
-               and i in varied and i in useful}
+    derived = {i for i in insts if i.type.is_pointer and is_derived(i)
+               and i in varied and i in useful and i not in shadowed}
     shrank = True
     while shrank:
         shrank = False
         for d in list(derived):
-            src = underlying(d.pointer)
+            src = derived_sources(d)
             if not src or not src <= (shadowed | derived):
                 derived.discard(d)
                 shrank = True
@@ -227,8 +239,43 @@ def alias_classes(insts: list[I.Instruction]):
     return objs
 
 
+def _reacher(insts: list[I.Instruction], objs):
+    """`reach(p)`: the objects `p` may point into and all memory reachable from them through
+    pointers stored there (as this function's loads name it): what a callee given `p` may
+    read or write."""
+    loads = [i for i in insts if isinstance(i, I.Load) and i.type.is_pointer]
+    memo: dict[int, frozenset[MemObject]] = {}
+
+    def reach(p: Value) -> frozenset[MemObject]:
+        got = memo.get(id(p))
+        if got is None:
+            out = set(objs(p))
+            changed = bool(loads)
+            while changed:
+                changed = False
+                for d in loads:
+                    if d not in out and underlying(d.pointer) & out:
+                        out |= objs(d)
+                        out.add(d)
+                        changed = True
+            got = memo[id(p)] = frozenset(out)
+        return got
+
+    return reach
+
+
+def _shares_globals(dup_globals: frozenset[Value], inactive_calls):
+    """`shares(inst)`: a call of a defined function that may read and write the globals
+    shared with callees (which are varied and useful: treated as dup)."""
+    def shares(inst: I.Instruction) -> bool:
+        return bool(dup_globals) and isinstance(inst, I.Call) and \
+            isinstance(inst.callee, Function) and not inst.callee.is_declaration and \
+            inst.callee_name not in inactive_calls
+    return shares
+
+
 def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
-            dup_args: set[Argument], inactive_calls, objs) -> set[Value]:
+            dup_args: set[Argument], inactive_calls, objs, reach, shares) -> set[Value]:
     """Values (and memory objects) that depend on an active input; a fixpoint."""
     varied: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
                           if act == "out"}
@@ -238,6 +285,8 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
         changed = False
         for inst in insts:
             new: list[Value] = []
+            if shares(inst) and carries_float(inst.type) and inst not in varied:
+                new.append(inst)  # it may read the shared globals
             if isinstance(inst, I.Load):
                 if (carries_float(inst.type) or inst.type.is_pointer) and \
                         _objects_varied(objs(inst.pointer), varied):
@@ -254,18 +303,18 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
                 pass  # declared inactive: its result carries no derivative
             elif isinstance(inst, I.Call) and _writes_through_args(inst):
                 # a defined callee (not inlined) may move active data between its arguments
-                if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
+                if any(a in varied or (a.type.is_pointer and _objects_varied(reach(a), varied))
                        for a in inst.args):
-                    if carries_float(inst.type) or is_heap_object(inst):
+                    if carries_float(inst.type) or inst.type.is_pointer:
                         new.append(inst)  # (the memory it returns may hold active data)
                     written = _written_params(inst.callee)  # type: ignore[arg-type]
                     for k, a in enumerate(inst.args):
                         if a.type.is_pointer and k in written:
-                            new.extend(o for o in objs(a) if o is not UNKNOWN)
+                            new.extend(o for o in reach(a) if o is not UNKNOWN)
             elif isinstance(inst, I.Call) and (carries_float(inst.type) or
-                                               is_heap_object(inst)):
+                                               is_heap_object(inst) or is_derived(inst)):
                 # the callee may read active data through a pointer argument
-                if any(a in varied or (a.type.is_pointer and _objects_varied(objs(a), varied))
+                if any(a in varied or (a.type.is_pointer and _objects_varied(reach(a), varied))
                        for a in inst.args):
                     new.append(inst)
             elif carries_float(inst.type) and any(op in varied for op in inst.operands):
@@ -310,7 +359,7 @@ def _objects_varied(objs: frozenset[MemObject], varied: set[Value]) -> bool:
 
 
 def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
-            dup_args: set[Argument], objs) -> set[Value]:
+            dup_args: set[Argument], objs, reach, shares) -> set[Value]:
     """Values (and memory objects) that can influence an active output; a fixpoint."""
     useful: set[Value] = set(dup_args)
     if return_active:
@@ -322,9 +371,14 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
         changed = False
         for inst in reversed(insts):
             new: list[Value] = []
+            if shares(inst) and inst not in useful:
+                new.append(inst)  # it may write the shared globals
+            if isinstance(inst, I.Call) and inst not in useful and is_derived(inst) and any(
+                    a.type.is_pointer and _objects_varied(objs(a), useful) for a in inst.args):
+                new.append(inst)  # memory reached through output memory is output too
             if isinstance(inst, I.Call) and _writes_through_args(inst) and inst not in useful:
                 written = _written_params(inst.callee)  # type: ignore[arg-type]
-                if any(a.type.is_pointer and k in written and _objects_varied(objs(a), useful)
+                if any(a.type.is_pointer and k in written and _objects_varied(reach(a), useful)
                        for k, a in enumerate(inst.args)):
                     new.append(inst)  # it writes into memory that matters
             if isinstance(inst, I.Store):
@@ -349,7 +403,7 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
                     new.extend(a for a in inst.args if carries_float(a.type))
                     for a in inst.args:  # the callee may read its result from this memory
                         if a.type.is_pointer:
-                            new.extend(o for o in objs(a) if o is not UNKNOWN)
+                            new.extend(o for o in reach(a) if o is not UNKNOWN)
                 else:
                     new.extend(op for op in inst.operands if carries_float(op.type))
             for v in new:

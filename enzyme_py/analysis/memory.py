@@ -83,15 +83,16 @@ def underlying(p: Value, _seen: set[Value] | None = None) -> frozenset[MemObject
 
 def _call_result(call: I.Call, seen: set[Value]) -> frozenset[MemObject]:
     """What a pointer returned by a defined callee may point into, in the caller's terms: the
-    objects behind the arguments it returns, the call itself for memory the callee allocated
-    (fresh, like an allocation), globals as they are; anything else is UNKNOWN."""
+    objects behind the arguments it returns; the call itself for memory the callee allocated
+    (fresh, like an allocation) or reached through a pointer it loaded (derived, like a
+    load); globals as they are; anything else is UNKNOWN."""
     callee = call.callee
     assert isinstance(callee, Function)
     out: set[MemObject] = set()
     for o in returned_objects(callee):
         if isinstance(o, Argument) and o.parent is callee and o.index < len(call.args):
             out |= underlying(call.args[o.index], seen)
-        elif o is FRESH:
+        elif o is FRESH or o is DERIVED:
             out.add(call)
         elif isinstance(o, GlobalValue):
             out.add(o)
@@ -100,50 +101,87 @@ def _call_result(call: I.Call, seen: set[Value]) -> frozenset[MemObject]:
     return frozenset(out)
 
 
-class _Fresh:
-    """Memory a function allocated and returns."""
+class _Returned:
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return "FRESH"
+        return self.name
 
 
-FRESH = _Fresh()
+FRESH = _Returned("FRESH")  # memory the function (or its callees) allocated
+DERIVED = _Returned("DERIVED")  # memory reached through a pointer loaded from memory
 _RETURNING: set[Function] = set()  # callees whose returns are being followed (recursion)
 
 
-def returned_objects(fn: Function) -> frozenset[MemObject | _Fresh]:
+def returned_objects(fn: Function) -> frozenset[MemObject | _Returned]:
     """The objects a pointer returned by `fn` may point into, in `fn`'s terms (its arguments,
-    globals, UNKNOWN), with FRESH for memory allocated by `fn` or its callees. A recursive call
-    whose result is returned gives UNKNOWN (no fixpoint is attempted)."""
-    if fn in _RETURNING:
+    globals, UNKNOWN), with FRESH for memory allocated by `fn` or its callees and DERIVED for
+    memory behind a pointer loaded from memory. A recursive call whose result is returned
+    gives UNKNOWN (no fixpoint is attempted)."""
+    if fn in _RETURNING or fn.is_declaration:
         return frozenset({UNKNOWN})
     _RETURNING.add(fn)
     try:
-        out: set[MemObject | _Fresh] = set()
-        for inst in fn.instructions():
-            if isinstance(inst, I.Ret) and inst.value is not None:
-                for o in underlying(inst.value):
-                    if isinstance(o, I.Call):  # an allocation, or fresh from a callee
-                        out.add(FRESH)
-                    elif isinstance(o, (Argument, GlobalValue)) or o is UNKNOWN:
-                        out.add(o)
-                    else:  # a stack slot (dangling) or a loaded pointer
-                        out.add(UNKNOWN)
+        out: set[MemObject | _Returned] = set()
+        for block in fn.blocks:
+            ret = block.instructions[-1] if block.instructions else None
+            if not isinstance(ret, I.Ret) or ret.value is None:
+                continue
+            for o in underlying(ret.value):
+                if isinstance(o, I.Call):
+                    out.add(DERIVED if is_derived(o) else FRESH)
+                elif isinstance(o, I.Load):
+                    out.add(DERIVED)
+                elif isinstance(o, (Argument, GlobalValue)) or o is UNKNOWN:
+                    out.add(o)
+                else:  # a stack slot: dangling once returned
+                    out.add(UNKNOWN)
         return frozenset(out)
     finally:
         _RETURNING.discard(fn)
 
 
+def _defined_pointer_call(o: object) -> bool:
+    return isinstance(o, I.Call) and o.type.is_pointer and \
+        isinstance(o.callee, Function) and not o.callee.is_declaration and \
+        o.callee_name not in ALLOCATION_FUNCTIONS
+
+
+def is_derived_call(o: object) -> bool:
+    """A call of a defined function returning a pointer it loaded from memory."""
+    return _defined_pointer_call(o) and DERIVED in returned_objects(o.callee)  # type: ignore[union-attr]
+
+
+def derived_sources(o: MemObject) -> frozenset[MemObject]:
+    """Where the pointer to derived memory `o` was loaded from (for a call: somewhere behind
+    its pointer arguments)."""
+    if isinstance(o, I.Load):
+        return underlying(o.pointer)
+    out: frozenset[MemObject] = frozenset()
+    assert isinstance(o, I.Call)
+    for a in o.args:
+        if a.type.is_pointer:
+            out |= underlying(a)
+    return out
+
+
 def is_heap_object(o: object) -> bool:
     """An allocation call, or a call of a defined function returning memory it allocated."""
-    return isinstance(o, I.Call) and (o.callee_name in ALLOCATION_FUNCTIONS or (
-        o.type.is_pointer and isinstance(o.callee, Function) and
-        not o.callee.is_declaration))
+    if not isinstance(o, I.Call):
+        return False
+    if o.callee_name in ALLOCATION_FUNCTIONS:
+        return True
+    if not _defined_pointer_call(o):
+        return False
+    kinds = returned_objects(o.callee)  # type: ignore[arg-type]
+    return FRESH in kinds and DERIVED not in kinds
+
 
 
 def is_derived(o: MemObject) -> bool:
-    """Memory reached through a pointer loaded from memory."""
-    return isinstance(o, I.Load)
+    """Memory reached through a pointer loaded from memory (here, or in a callee)."""
+    return isinstance(o, I.Load) or (isinstance(o, I.Call) and is_derived_call(o))
 
 
 def _is_local(o: MemObject) -> bool:
