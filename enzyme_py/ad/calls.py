@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from enzyme_py.ad import names
 from enzyme_py.ad.split import SplitPair
 from enzyme_py.analysis.activity import carries_float
+from enzyme_py.analysis.globals import touches_globals
 from enzyme_py.analysis.memory import (
     ALLOCATION_FUNCTIONS,
     DEALLOCATION_FUNCTIONS,
@@ -53,6 +54,10 @@ def call_activities(tr: ReverseTransform, call: I.Call) -> list[str]:
     """The callee's argument activities as this caller sees them."""
     acts: list[str] = []
     for a in call.args:
+        if a.type.is_pointer and underlying(a) and all(
+                isinstance(o, Function) for o in underlying(a)):
+            acts.append("const")  # a function pointer: code, not memory
+            continue
         if a.type.is_pointer:
             if tr.activity.touches_shadow(a):
                 acts.append("dup")
@@ -89,11 +94,21 @@ def split_callee(tr: ReverseTransform, call: I.Call) -> Function | None:
     if is_known_inactive(name) or name in reg.inactive or name in reg.custom or \
             reg.python_rule(name) == "custom_jvp" or lookup(name) is not None:
         return None
+    if not carries_float(call.type) and not call.type.is_pointer and _writes_nothing(callee):
+        return None  # (an index computed from iterators, say): no derivative to carry
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
     if writes_active or tr.is_active(call) or returns_shadowed(tr, call) or \
-            tr.shared_globals:  # (it may move active data between the shared globals)
+            touches_globals(callee, tr.shared_globals):  # (it may move active data there)
         return callee
     return None
+
+
+def _writes_nothing(g: Function) -> bool:
+    from enzyme_py.ad.reverse import is_pure_call
+    from enzyme_py.analysis.memory import memory_effects
+
+    eff = memory_effects(g, is_pure_call)
+    return not eff.writes and not eff.writes_unknown_call
 
 
 def rewrite_split_calls(tr: ReverseTransform) -> None:

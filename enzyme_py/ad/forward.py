@@ -220,6 +220,10 @@ class ForwardTransform:
         self.lanes = [_LaneShadows(self, j) for j in range(self.width)]
         self.tangents: dict[Value, Lanes] = dict(self.arg_tangents)
         self.pending_calls: list[tuple[I.Call, Function, T.FunctionType, list[Value]]] = []
+        self.returned_shadow_slots: dict[I.Call, Value] = {}
+        from enzyme_py.ad.forward_ops import prepare_returned_shadows
+
+        prepare_returned_shadows(self)
         self._sweep()
         for call, callee, ftype, args in self.pending_calls:  # see forward_ops._defined_call
             call.operands = [*args, callee]

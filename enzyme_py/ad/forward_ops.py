@@ -18,6 +18,7 @@ from enzyme_py.ad import names
 from enzyme_py.ad.reverse_ops import MEMORY_FUNCTIONS, RULE_FILES, diff_operands
 from enzyme_py.analysis import memory
 from enzyme_py.analysis.activity import carries_float
+from enzyme_py.analysis.globals import touches_globals
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, UNKNOWN, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -135,8 +136,8 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
             and not returns_shadowed:
         _check_returned_pointer(tr, call, callee)
     writes_active = any(a.type.is_pointer and tr.activity.touches_shadow(a) for a in call.args)
-    shares = bool(tr.shared_globals) and isinstance(callee, Function) and \
-        not callee.is_declaration  # it may move active data between the shared globals
+    shares = isinstance(callee, Function) and not callee.is_declaration and \
+        touches_globals(callee, tr.shared_globals)  # it may move active data there
     if not (writes_active or tr.is_active(call) or returns_shadowed or shares):
         return True
     if isinstance(callee, Function) and not callee.is_declaration:
@@ -385,8 +386,7 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
     """A call LLVM could not inline (recursion): call `g`'s own forward derivative, with the
     shadows of pointer arguments into active memory and the tangents of active floats."""
     returns_shadowed = call.type.is_pointer and tr.activity.touches_shadow(call)
-    # first: an argument's shadow may lead back to this call's (a loop phi)
-    slot = _returned_shadow_slot(tr, call) if returns_shadowed else None
+    slot = tr.returned_shadow_slots.get(call)
     acts: list[str] = []
     more: list[tuple[Value, ...]] = []
     for i, a in enumerate(call.args):
@@ -432,6 +432,17 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
         new.name = call.name
         fn.replace_all_uses(call, new)
     call.parent.remove(call)
+
+
+def prepare_returned_shadows(tr: ForwardTransform) -> None:
+    """Before the sweep: the shadows of pointers returned by defined callees exist before
+    anything asks for them (a loop phi's shadow may lead to a call later in the loop)."""
+    for inst in list(tr.work.instructions()):
+        if isinstance(inst, I.Call) and inst.type.is_pointer and \
+                isinstance(inst.callee, Function) and not inst.callee.is_declaration and \
+                tr.activity.touches_shadow(inst) and inst.callee_name not in \
+                tr.registrations.inactive and inst.callee_name not in tr.registrations.forward:
+            tr.returned_shadow_slots[inst] = _returned_shadow_slot(tr, inst)
 
 
 def _returned_shadow_slot(tr: ForwardTransform, call: I.Call) -> Value:

@@ -267,10 +267,20 @@ def _reacher(insts: list[I.Instruction], objs):
 def _shares_globals(dup_globals: frozenset[Value], inactive_calls):
     """`shares(inst)`: a call of a defined function that may read and write the globals
     shared with callees (which are varied and useful: treated as dup)."""
+    from enzyme_py.analysis.globals import touches_globals
+
+    memo: dict[int, bool] = {}
+
     def shares(inst: I.Instruction) -> bool:
-        return bool(dup_globals) and isinstance(inst, I.Call) and \
-            isinstance(inst.callee, Function) and not inst.callee.is_declaration and \
-            inst.callee_name not in inactive_calls
+        if not (dup_globals and isinstance(inst, I.Call) and
+                isinstance(inst.callee, Function) and not inst.callee.is_declaration and
+                inst.callee_name not in inactive_calls):
+            return False
+        got = memo.get(id(inst.callee))
+        if got is None:
+            got = memo[id(inst.callee)] = touches_globals(
+                inst.callee, dup_globals)  # type: ignore[arg-type]
+        return got
     return shares
 
 

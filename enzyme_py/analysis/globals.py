@@ -21,6 +21,7 @@ from enzyme_py.analysis.memory import (
     underlying,
 )
 from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
 
 
@@ -58,6 +59,50 @@ def globals_shared_with_callees(fn: Function,
             if target is None:
                 continue
             for o in underlying(target):
-                if isinstance(o, GlobalVariable) and not o.is_constant:
+                if isinstance(o, GlobalVariable) and not o.is_constant and \
+                        _may_hold_floats(o.value_type):
                     out.add(o)
     return frozenset(out)
+
+
+def _may_hold_floats(t: T.Type) -> bool:
+    """Float data, or pointers that may lead to some (not counters and flags)."""
+    from enzyme_py.analysis.activity import carries_float
+
+    if t.is_pointer or carries_float(t):
+        return True
+    if isinstance(t, T.ArrayType):
+        return _may_hold_floats(t.element)
+    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
+        return any(_may_hold_floats(e) for e in T.struct_elements(t))
+    return False
+
+
+def touches_globals(fn: Function, shared: frozenset[GlobalVariable]) -> bool:
+    """Does `fn`, or a function it reaches by direct calls, use one of `shared`?"""
+    if not shared:
+        return False
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen or f.is_declaration:
+            continue
+        seen.add(id(f))
+        for inst in f.instructions():
+            for op in inst.operands:
+                if isinstance(op, Function):
+                    todo.append(op)
+                elif op in shared or any(o in shared for o in _constant_bases(op)):
+                    return True
+    return False
+
+
+def _constant_bases(v: object) -> list[object]:
+    from enzyme_py.ir.values import ConstantExpr
+
+    out = []
+    while isinstance(v, ConstantExpr) and v.ops:
+        v = v.ops[0]
+        out.append(v)
+    return out

@@ -52,17 +52,28 @@ def tool_env() -> dict[str, str]:
     return env
 
 
-def transform_in_process(ll: Path, out: Path) -> None:
-    """`enzyme-py transform ll -o out`, run in this process (no interpreter start-up per
-    program; `tests/test_cli_ad.py` covers the command as a subprocess)."""
+def transform_in_process(ll: Path, out: Path, *options: str) -> None:
+    """`enzyme-py transform [options] ll -o out`, run in this process (no interpreter
+    start-up per program; `tests/test_cli_ad.py` covers the command as a subprocess)."""
     from enzyme_py.cli import main
 
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        rc = main(["transform", str(ll), "-o", str(out)])
+        rc = main(["transform", *options, str(ll), "-o", str(out)])
     if rc != 0:
         raise AssertionError(f"enzyme_py transform failed (exit {rc}, input kept at {ll}):\n"
                              f"{err.getvalue()}")
+
+
+def transform_error_in_process(ll: Path, out: Path, *options: str) -> tuple[int, str]:
+    """`enzyme-py transform [options] ll -o out` in this process, for an input that must
+    fail: (exit code, what it wrote to stderr)."""
+    from enzyme_py.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        rc = main(["transform", *options, str(ll), "-o", str(out)])
+    return rc, err.getvalue()
 
 
 def check_program_output(exe: Path, label: str, env: dict[str, str] | None = None) -> None:

@@ -280,3 +280,49 @@ def test_one_pair_per_callee_and_activity() -> None:
     assert text.count("define internal void @augmented_odd(") == 1
     assert text.count("define internal void @diffe_odd(") == 1
     assert "@augmented_odd.1" not in text and "@diffe_odd.1" not in text
+
+
+# A recursion that accumulates into a global, read back by the caller: the global is shared
+# with the callee's derivative (one shadow, cleared once by the outermost gradient).
+GLOBAL_ACCUMULATOR = """
+@acc = global double 0.0
+
+define void @add_squares(ptr %x, i64 %i) {
+entry:
+  %c = icmp slt i64 %i, 0
+  br i1 %c, label %done, label %more
+more:
+  %q = getelementptr double, ptr %x, i64 %i
+  %v = load double, ptr %q
+  %sq = fmul double %v, %v
+  %a = load double, ptr @acc
+  %a1 = fadd double %a, %sq
+  store double %a1, ptr @acc
+  %j = sub i64 %i, 1
+  call void @add_squares(ptr %x, i64 %j)
+  br label %done
+done:
+  ret void
+}
+
+define double @f(ptr %x, i64 %n) {
+entry:
+  store double 0.0, ptr @acc
+  %last = sub i64 %n, 1
+  call void @add_squares(ptr %x, i64 %last)
+  %a = load double, ptr @acc
+  %r = call double @llvm.sqrt.f64(double %a)
+  ret double %r
+}
+declare double @llvm.sqrt.f64(double)
+"""
+
+
+def test_recursion_accumulating_into_a_global() -> None:
+    text, name = _gradient(GLOBAL_ACCUMULATOR, ["dup", "const"], True)
+    grad = compile_ir(text).function(name)
+    x0 = np.array([0.3, -0.2, 0.5, 0.1])
+    for _ in range(2):  # a second call starts from a cleared shadow
+        x, dx = x0.copy(), np.zeros(4)
+        grad(x, dx, 4, 1.0)
+        np.testing.assert_allclose(dx, x0 / np.sqrt((x0 ** 2).sum()), rtol=1e-13)

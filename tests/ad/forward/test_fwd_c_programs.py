@@ -36,6 +36,7 @@ import pytest
 from tests.ad.harness import check_program_output as _check_program_output
 from tests.ad.harness import clang_or_skip as _clang
 from tests.ad.harness import run as _run
+from tests.ad.harness import transform_error_in_process as _transform_error_in_process
 from tests.ad.harness import transform_in_process as _transform_in_process
 
 HERE = Path(__file__).resolve().parent
@@ -149,3 +150,52 @@ def test_c_program(prog: Path, opt: str, tmp_path: Path) -> None:
     _run([cc, "-O2", str(fwd_ll), "-o", str(exe), *libs],
          f"clang (link transformed IR {fwd_ll})", COMPILE_TIMEOUT)
     _check_program_output(exe, f"{prog.name} {opt}", env=RUN_ENV)
+
+
+# With `--no-inline` every call stays a call: each callee on an active path gets its own
+# forward derivative. What only inlining makes known must fail with a clear error:
+# stem -> text the message contains.
+NO_INLINE_ERRORS: dict[str, tuple[str, ...]] = {
+    # the callee calls its function-pointer argument: the target is known only after inlining
+    "whole_fnptr_callback_arg": ("in @integrate", "an indirect call has no derivative rule"),
+    "whole_virtual_known": ("an indirect call has no derivative rule",),
+    # an iterator's operator* returns a pointer loaded from memory without a shadow
+    "whole_stl_algorithms": ("returns a pointer and could not be inlined",),
+    # std::function's manager copies the captured state as integers
+    "whole_std_function": ("active memory is copied as integers",),
+    # unique_ptr::get() returns a pointer loaded from a const object: no shadow to follow
+    "whole_unique_ptr_array": ("stores an active value into memory without a shadow",),
+}
+assert all(stem in _KNOWN for stem in NO_INLINE_ERRORS), "NO_INLINE_ERRORS names a missing program"
+
+
+def _no_inline_cases() -> list:
+    out = []
+    for prog in PROGRAMS:
+        reason = XFAIL.get((prog.stem, "-O0")) or XFAIL.get((prog.stem, None))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(prog, marks=marks, id=prog.stem))
+    return out
+
+
+@pytest.mark.parametrize("prog", _no_inline_cases())
+def test_c_program_no_inline(prog: Path, tmp_path: Path) -> None:
+    """The same programs at -O0 (every call still a call) with `--no-inline`: the tangents go
+    through the callees' own derivatives and must pass the same checks."""
+    cc, cflags, libs = _toolchain(_clang(), prog)
+    ll = tmp_path / f"{prog.stem}.ll"
+    fwd_ll = tmp_path / f"{prog.stem}.fwd.ll"
+    exe = tmp_path / prog.stem
+    _run([cc, "-O0", "-S", "-emit-llvm", *cflags, str(prog), "-o", str(ll)],
+         "clang (source -> LLVM IR)", COMPILE_TIMEOUT)
+    needles = NO_INLINE_ERRORS.get(prog.stem)
+    if needles:
+        rc, err = _transform_error_in_process(ll, fwd_ll, "--no-inline")
+        assert rc == 1 and "Traceback" not in err, f"expected a clean error (exit 1)\n{err}"
+        for needle in needles:
+            assert needle in err, f"{needle!r} not in the error message\n{err}"
+        return
+    _transform_in_process(ll, fwd_ll, "--no-inline", "-O", "0")  # (clang -O2 optimizes)
+    _run([cc, "-O2", str(fwd_ll), "-o", str(exe), *libs],
+         f"clang (link transformed IR {fwd_ll})", COMPILE_TIMEOUT)
+    _check_program_output(exe, f"{prog.name} -O0 --no-inline", env=RUN_ENV)

@@ -47,6 +47,7 @@ from tests.ad.harness import check_program_output
 from tests.ad.harness import clip as _clip
 from tests.ad.harness import run as _run
 from tests.ad.harness import tool_env as _tool_env
+from tests.ad.harness import transform_error_in_process as _transform_error_in_process
 from tests.ad.harness import transform_in_process as _transform_in_process
 
 HERE = Path(__file__).resolve().parent
@@ -77,7 +78,28 @@ EXPECTED_ERRORS: dict[str, tuple[str, ...]] = {
 # What the tool does not handle today: (stem, opt) -> reason; opt None means both levels.
 XFAIL: dict[tuple[str, str | None], str] = {}
 
+# With `--no-inline` every call stays a call, as Enzyme leaves them: each callee on an active
+# path is differentiated on its own (an augmented forward function that returns a tape, and
+# a reverse function). What only inlining makes known must then fail with a clear error:
+# stem -> text the message contains.
+_UNTYPED_COPY = "cannot tell which floating point type this copy moves"
+_INDIRECT_CALL = "an indirect call has no derivative rule and no body"
+NO_INLINE_ERRORS: dict[str, tuple[str, ...]] = {
+    # the callee calls its function-pointer argument: the target is known only after inlining
+    "fnptr_callback_arg": ("in @integrate", _INDIRECT_CALL),
+    "virtual_known": ("in @_Z5totalRK5ShapeS1_PKdi", _INDIRECT_CALL),
+    # a callee that only copies memory does not see which float type it moves
+    "operator_overload": (_UNTYPED_COPY,),
+    "stl_algorithms": (_UNTYPED_COPY,),
+    "vector_push_back": (_UNTYPED_COPY,),
+    # std::function's manager copies the captured state as integers
+    "std_function": ("active memory is copied as integers",),
+    # unique_ptr::get() returns a pointer loaded from a const object: no shadow to follow
+    "unique_ptr_array": ("stores an active value into memory without a shadow",),
+}
+
 _KNOWN = {p.stem for p in PROGRAMS}
+assert all(stem in _KNOWN for stem in NO_INLINE_ERRORS), "NO_INLINE_ERRORS names a missing program"
 assert all(stem in _KNOWN for stem, _ in XFAIL), "XFAIL names a missing program"
 assert all(stem in _KNOWN for stem in EXPECTED_ERRORS), "EXPECTED_ERRORS names a missing program"
 
@@ -181,6 +203,41 @@ def test_whole_program(prog: Path, opt: str, clang: str, tmp_path: Path) -> None
     _run([cc, "-O2", str(grad_ll), "-o", str(exe), *libs],
          f"clang (link transformed IR {grad_ll})", COMPILE_TIMEOUT)
     _check_program_output(exe, f"{prog.name} {opt}")
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_whole_program_no_inline(prog: Path, clang: str, tmp_path: Path) -> None:
+    """The same programs at -O0 (where every call is still a call) with `--no-inline`: the
+    gradients go through augmented/reverse pairs and must pass the same checks."""
+    cc, cflags, libs = _toolchain(clang, prog)
+    ll = tmp_path / f"{prog.stem}.ll"
+    grad_ll = tmp_path / f"{prog.stem}.grad.ll"
+    exe = tmp_path / prog.stem
+    _run([cc, "-O0", "-S", "-emit-llvm", *cflags, str(prog), "-o", str(ll)],
+         "clang (source -> LLVM IR)", COMPILE_TIMEOUT)
+    needles = EXPECTED_ERRORS.get(prog.stem) or NO_INLINE_ERRORS.get(prog.stem)
+    if needles:
+        rc, err = _transform_error_in_process(ll, grad_ll, "--no-inline")
+        assert rc == 1, f"expected exit 1, got {rc}\n{_clip(err)}"
+        assert "Traceback" not in err, f"the transform crashed\n{_clip(err)}"
+        for needle in needles:
+            assert needle in err, f"{needle!r} not in the error message\n{_clip(err)}"
+        return
+    _transform_in_process(ll, grad_ll, "--no-inline", "-O", "0")  # (clang -O2 optimizes)
+    assert "@augmented_" in grad_ll.read_text() or prog.stem in _NOTHING_TO_SPLIT, \
+        "no call was split: the test would not exercise --no-inline"
+    _run([cc, "-O2", str(grad_ll), "-o", str(exe), *libs],
+         f"clang (link transformed IR {grad_ll})", COMPILE_TIMEOUT)
+    _check_program_output(exe, f"{prog.name} -O0 --no-inline")
+
+
+# Programs whose differentiated function calls only functions with custom rules, inactive
+# functions, or none carrying a derivative: nothing to split.
+_NOTHING_TO_SPLIT = {
+    "custom_gradient_loop", "custom_gradient_square", "enzyme_template_decl",
+    "global_const_table", "heap_calloc_accum", "heap_loop_alloc", "heap_malloc_scratch",
+    "heap_realloc_grow", "inactivefn_print", "inactivefn_value",
+}
 
 
 @pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
