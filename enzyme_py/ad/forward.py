@@ -132,6 +132,7 @@ class _LaneShadows:
         self.tr = tr
         self.lane = lane
         self.is_callee = tr.options.callee  # shadow globals are cleared by the outermost
+        self.realloc_shadows = True  # a realloc's shadow is the realloc of the old shadow
         self.shadows: dict[Value, Value] = {}
         self.shadow_args: dict[Argument, Argument] = {
             a: s[lane] for a, s in tr.shadow_args.items()}

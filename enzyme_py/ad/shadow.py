@@ -162,6 +162,14 @@ def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:
     """A zero-filled `calloc` of the same size; freed by the reverse sweep."""
     name = call.callee_name
     at = Builder().position_after_def(call)
+    if name == "realloc" and getattr(tr, "realloc_shadows", False):
+        # forward mode: the shadow follows the memory (contents kept, as Enzyme does)
+        realloc = tr.runtime_decl("realloc", T.FunctionType(T.PTR, (T.PTR, T.I64)))
+        old = forward_shadow(tr, call.args[0])
+        at = Builder().position_after_def(call)
+        shadow = at.call(realloc, [old, call.args[1]], name=names.shadow(call))
+        tr.heap_shadows.append((call, shadow))
+        return shadow
     if name == "realloc":
         raise tr.error(call, "realloc of memory holding active data, but the size of the old "
                              "block is not known here (it was not allocated in this function "

@@ -95,10 +95,6 @@ XFAIL: dict[tuple[str, str | None], str] = {
     ("whole_fnptr_unknown_global", None):
         f"transform error in @loss at `call double %3(double noundef %6)`: '{_INDIRECT}' (the "
         "callee is loaded from a mutable global; the reverse corpus expects the same error)",
-    ("whole_heap_realloc_grow", None):
-        "transform error in @loss at `call ptr @realloc(...)`: 'realloc of memory holding "
-        "active data, but the size of the old block is not known here (it was not allocated "
-        "in this function by malloc, calloc or realloc); its adjoints would be lost'",
 }
 
 _KNOWN = {p.stem for p in PROGRAMS}
