@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from enzyme_py.ad.devirtualize import devirtualize, direct_callees, remove_dead_fallbacks
 from enzyme_py.ad.dupnoneed import drop_unneeded_stores
+from enzyme_py.ad.posix_memalign import expand_posix_memalign
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import analyze_activity
@@ -43,6 +44,7 @@ def prepare(module: Module, on_stage: Stage | None = None,
     (directly or not) from `targets` are inlined into them where LLVM can (not recursion),
     unless `inline` is False (then calls stay calls, as Enzyme leaves them)."""
     work = parse(str(module), module.name)
+    expand_posix_memalign(work)  # an allocation call like malloc's (before SROA)
     keep = find_registrations(work).keep_calls
     if inline:
         mark_callees_inline(work, targets, keep)

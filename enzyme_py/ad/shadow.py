@@ -174,14 +174,28 @@ def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:
         raise tr.error(call, "realloc of memory holding active data, but the size of the old "
                              "block is not known here (it was not allocated in this function "
                              "by malloc, calloc or realloc); its adjoints would be lost")
+    align: Value | None = None
     if name == "calloc":
         count, size = call.args
     elif name == "aligned_alloc":
         count, size = ConstantInt(T.I64, 1), call.args[1]
+        align = call.args[0]
     else:  # malloc, operator new / new[] (with or without alignment)
         count, size = ConstantInt(T.I64, 1), call.args[0]
-    calloc = tr.runtime_decl("calloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
-    shadow = at.call(calloc, [count, size], name=names.shadow(call))
+        if name.endswith("St11align_val_t"):
+            align = call.args[1]
+    if align is not None and not (isinstance(align, ConstantInt) and align.value <= 16):
+        # the same alignment (vector code may rely on it), zero-filled; freed with free()
+        aligned = tr.runtime_decl("aligned_alloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
+        bumped = at.add(size, at.sub(align, ConstantInt(T.I64, 1)))
+        rounded = at.binop("and", bumped, at.sub(ConstantInt(T.I64, 0), align))
+        shadow = at.call(aligned, [align, rounded], name=names.shadow(call))
+        memset = tr.runtime_decl("llvm.memset.p0.i64",
+                                 T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
+        at.call(memset, [shadow, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
+    else:
+        calloc = tr.runtime_decl("calloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
+        shadow = at.call(calloc, [count, size], name=names.shadow(call))
     tr.heap_shadows.append((call, shadow))
     return shadow
 
