@@ -14,8 +14,9 @@ contents and their adjoints stay where the reverse sweep looks for them.
 
 Invariants: the rewritten function computes the same values; `size(%old)` is the size that
 was asked for when `%old` was allocated (followed through phis and selects to `malloc`,
-`calloc`, earlier reallocs, or null); a realloc whose old block has no known size is left as
-it is (the reverse transform reports it if it holds active data).
+`calloc`, earlier reallocs, or null); for a block allocated elsewhere (passed in, loaded from
+memory) it is glibc's `malloc_usable_size`, at least what was asked for: the copy may move a
+few bytes of slack, never past either block.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _SIZE_OF: dict[str, tuple[int, ...]] = {
 
 
 def expand_reallocs(module: Module, fn: Function) -> int:
-    """Rewrite every `realloc` of `fn` whose old block has a known size; returns how many."""
+    """Rewrite every `realloc` of `fn`; returns how many."""
     reallocs = [i for i in fn.instructions()
                 if isinstance(i, I.Call) and i.callee_name == "realloc" and len(i.args) == 2]
     if not reallocs:
@@ -47,10 +48,12 @@ def expand_reallocs(module: Module, fn: Function) -> int:
         "llvm.memcpy.p0.p0.i64", T.FunctionType(T.VOID, (T.PTR, T.PTR, T.I64, T.I1)))
     count = 0
     for call, old_size in plans:
-        if old_size is None:
-            continue
         old, n = call.args
         at = Builder().position_before(call)
+        if old_size is None:  # allocated elsewhere: what glibc gave (0 for null)
+            usable = module.declare_function("malloc_usable_size",
+                                             T.FunctionType(T.I64, (T.PTR,)))
+            old_size = at.call(usable, [old], name="old.bytes")
         n64 = n if n.type == T.I64 else at.zext(n, T.I64)
         new = at.call(malloc, [n64], name=call.name)
         smaller = at.icmp("ult", old_size, n64)

@@ -370,16 +370,18 @@ def _memory_call(tr: ReverseTransform, call: I.Call, name: str) -> None:
 
 def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
     """The float type held by the memory a memcpy moves (from the loads/stores that touch it)."""
-    from enzyme_py.analysis.memory import underlying
+    from enzyme_py.analysis.activity import alias_classes
 
-    objs = underlying(call.args[0]) | underlying(call.args[1])
+    insts = [i for i in tr.work.instructions() if i in tr.original]
+    same = alias_classes(insts)  # (pointers loaded from the same place lead to the same memory)
+    objs = same(call.args[0]) | same(call.args[1])
     kinds: set[str] = set()
-    for inst in tr.work.instructions():
-        if isinstance(inst, (I.Load, I.Store)) and underlying(inst.pointer) & objs:
+    for inst in insts:
+        if isinstance(inst, (I.Load, I.Store)) and same(inst.pointer) & objs:
             t = inst.type if isinstance(inst, I.Load) else inst.value.type
             if t.scalar.is_float or t.scalar.is_pointer:
                 kinds.add(str(t.scalar))
-        elif isinstance(inst, I.GetElementPtr) and underlying(inst) & objs:
+        elif isinstance(inst, I.GetElementPtr) and same(inst) & objs:
             st = inst.source_type
             while isinstance(st, (T.ArrayType, T.VectorType)):
                 st = st.element

@@ -41,7 +41,7 @@ DEALLOCATION_FUNCTIONS = frozenset({
 # Calls that never write user-visible memory (besides what the rule table knows is pure).
 NON_WRITING_CALLS = frozenset({
     "printf", "puts", "putchar", "fflush", "strlen", "strcmp", "memcmp", "abort", "exit",
-    "__assert_fail",
+    "__assert_fail", "malloc_usable_size",
     # the reverse transform's own list of deferred frees: it writes only that list
     "enzyme_py.defer_free",
 })

@@ -25,6 +25,8 @@ INACTIVE_FUNCTIONS = frozenset({
     # random numbers and time
     "rand", "srand", "rand_r", "random", "srandom", "drand48", "srand48", "time", "clock",
     "clock_gettime", "gettimeofday",
+    # heap queries (integer results)
+    "malloc_usable_size",
 })
 
 INACTIVE_INTRINSICS = frozenset({
