@@ -126,7 +126,8 @@ def _rewrite(tr: ReverseTransform, call: I.Call, g: Function) -> None:
     ret_active = tr.is_active(call)
     ret_shadow = returns_shadowed(tr, call)
     shared = tuple(sorted(v.name or "" for v in tr.shared_globals))
-    pair = split_pair(tr.module, g, acts, ret_active, ret_shadow, shared)
+    pair = split_pair(tr.module, g, acts, ret_active, ret_shadow, shared,
+                      _float_types(tr, call, acts))
     base = names.tape_slot(g.name or "g")
     tape_slot = tr.entry_alloca(T.PTR, base)
     after = _after_call(tr, call)
@@ -192,16 +193,20 @@ def reverse_split_call(tr: ReverseTransform, call: I.Call, info: SplitCall) -> N
 
 
 def split_pair(module: Module, g: Function, acts: list[str], ret_active: bool,
-               ret_shadow: bool, shared_globals: tuple[str, ...] = ()) -> SplitPair:
+               ret_shadow: bool, shared_globals: tuple[str, ...] = (),
+               float_types: tuple[str | None, ...] = ()) -> SplitPair:
     """The augmented and reverse functions of `g` for these activities (made once)."""
     from enzyme_py.ad.reverse import ReverseOptions, ReverseTransform
 
+    # (the float types are hints for a callee that copies memory without touching it; not
+    # part of the key, so that a recursion keeps calling one pair)
     key = split_key(g, acts, ret_active, ret_shadow, shared_globals)
     got = module.derived.get(key)
     if got is None:
         ReverseTransform(module, g, acts, ret_active,
                          ReverseOptions(split=True, return_shadow=ret_shadow,
-                                        dup_globals=shared_globals)).run()
+                                        dup_globals=shared_globals,
+                                        arg_float_types=float_types)).run()
         got = module.derived[key]
     assert isinstance(got, SplitPair)
     return got
@@ -210,3 +215,16 @@ def split_pair(module: Module, g: Function, acts: list[str], ret_active: bool,
 def split_key(g: Function, acts: list[str], ret_active: bool, ret_shadow: bool,
               shared_globals: tuple[str, ...]) -> tuple:
     return ("split", g.name, tuple(acts), ret_active, ret_shadow, shared_globals)
+
+
+def _float_types(tr: ReverseTransform, call: I.Call,
+                 acts: list[str]) -> tuple[str | None, ...]:
+    """What this function knows of the float type behind each dup argument (for a callee
+    that copies that memory without touching it; empty when nothing is known)."""
+    from enzyme_py.ad.reverse_ops import memory_float_kind
+
+    kinds = []
+    for a, act in zip(call.args, acts, strict=True):
+        kind = memory_float_kind(tr, [a]) if act == "dup" else None
+        kinds.append(kind if kind in ("double", "float", "half") else None)
+    return tuple(kinds) if any(kinds) else ()

@@ -61,6 +61,9 @@ class ReverseOptions:
     return_shadow: bool = False
     # (split) names of the globals the outermost function shares with its callees
     dup_globals: tuple[str, ...] = ()
+    # (split) per argument, the float type the caller knows its memory holds (or None): a
+    # callee that only copies memory (memcpy) learns its element type from its caller
+    arg_float_types: tuple[str | None, ...] = ()
 
 
 def reverse_diff(module: Module, fn: Function, arg_activity: list[str], return_active: bool,
@@ -376,6 +379,18 @@ class ReverseTransform:
                                              [*self.frees_list(), free.args[0]])
         assert free.parent is not None
         free.parent.remove(free)
+
+    def same_memory(self):
+        """`objs(p)`: what `p` may point into, with pointers loaded from the same place
+        leading to the same memory (`activity.alias_classes` of the original instructions,
+        which do not change; computed once)."""
+        got = getattr(self, "_same_memory", None)
+        if got is None:
+            from enzyme_py.analysis.activity import alias_classes
+
+            got = self._same_memory = alias_classes(
+                [i for i in self.work.instructions() if i in self.original])
+        return got
 
     def runtime_decl(self, name: str, ftype: T.FunctionType) -> Function:
         return self.module.declare_function(name, ftype)

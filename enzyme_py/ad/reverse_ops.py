@@ -18,6 +18,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import (
+    Argument,
     Constant,
     ConstantAggregate,
     ConstantInt,
@@ -369,12 +370,25 @@ def _memory_call(tr: ReverseTransform, call: I.Call, name: str) -> None:
 
 
 def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
-    """The float type held by the memory a memcpy moves (from the loads/stores that touch it)."""
-    from enzyme_py.analysis.activity import alias_classes
+    """The float type held by the memory a memcpy moves."""
+    kind = memory_float_kind(tr, [call.args[0], call.args[1]])
+    if kind in ("double", "float", "half"):
+        return kind
+    seen = kind or "no typed access to this memory"
+    raise tr.error(call, f"cannot tell which floating point type this copy moves ({seen}); "
+                         "its adjoint needs the element type")
 
+
+def memory_float_kind(tr: ReverseTransform, pointers: list[Value]) -> str | None:
+    """The one float type of the memory behind `pointers`, from the loads, stores and GEPs
+    that touch it, the types of stack slots, or else what the caller said of an argument
+    (`ReverseOptions.arg_float_types`); a comma-separated list when they disagree, None when
+    nothing tells."""
     insts = [i for i in tr.work.instructions() if i in tr.original]
-    same = alias_classes(insts)  # (pointers loaded from the same place lead to the same memory)
-    objs = same(call.args[0]) | same(call.args[1])
+    same = tr.same_memory()
+    objs: frozenset = frozenset()
+    for p in pointers:
+        objs |= same(p)
     kinds: set[str] = set()
     for inst in insts:
         if isinstance(inst, (I.Load, I.Store)) and same(inst.pointer) & objs:
@@ -387,13 +401,29 @@ def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
                 st = st.element
             if st.is_float:
                 kinds.add(str(st))
-    if len(kinds) == 1:
-        kind = kinds.pop()
-        if kind in ("double", "float", "half"):
-            return kind
-    seen = ", ".join(sorted(kinds)) if kinds else "no typed access to this memory"
-    raise tr.error(call, f"cannot tell which floating point type this copy moves ({seen}); "
-                         "its adjoint needs the element type")
+    for o in objs:
+        if isinstance(o, I.Alloca):
+            kinds |= _leaf_kinds(o.allocated_type)
+    if not kinds:
+        hints = tr.options.arg_float_types
+        for o in objs:
+            if isinstance(o, Argument) and o.parent is tr.work and o.index < len(hints) and \
+                    hints[o.index]:
+                kinds.add(hints[o.index])
+    if not kinds:
+        return None
+    return ", ".join(sorted(kinds))
+
+
+def _leaf_kinds(t: T.Type) -> set[str]:
+    if isinstance(t, (T.ArrayType, T.VectorType)):
+        return _leaf_kinds(t.element)
+    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
+        out: set[str] = set()
+        for e in T.struct_elements(t):
+            out |= _leaf_kinds(e)
+        return out
+    return {str(t)} if t.is_float or t.is_pointer else set()
 
 
 def _vector_op(tr: ReverseTransform, inst: I.VectorOp) -> None:
