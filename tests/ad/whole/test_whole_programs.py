@@ -26,6 +26,10 @@ Programs listed in ``EXPECTED_ERRORS`` must make the transform fail cleanly (exi
 one-line ``error:`` message, no traceback).  What the tool does not handle yet is listed in
 ``XFAIL`` and marked ``xfail(strict=True)``: an entry that starts passing must be removed.
 
+``test_whole_program_no_inline`` runs every program again at ``-O0`` with ``--no-inline``: each
+call stays a call, so the gradients go through augmented forward and reverse functions (what
+needs inlining is listed in ``NO_INLINE_ERRORS`` and must fail cleanly).
+
 ``test_reference_gradients`` validates the programs themselves: with ``-DREFERENCE_GRADIENT``
 each ``__enzyme_autodiff`` call is replaced by a hand-written gradient with the same effect
 (heap programs also run the primal, so their leak checks see real allocations), so every
