@@ -89,6 +89,8 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
     moved = [a for a in crossing if isinstance(a, I.Alloca) and
              _reverse_only(a, forward_users.get(a, []), tr.alloca_block)]
     heap = _heap_slots(tr, crossing, moved, forward_blocks, fwd)
+    dynamic = _heap_dynamic_slots(tr, work, crossing, heap)
+    seen.update(dynamic)
 
     layout = _Layout()
     heap_offsets = {a: layout.field(_slot_type(tr, a)) for a in heap}
@@ -153,6 +155,12 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
         value_map[v] = eb.load(v.type, _at(eb, tape_arg, off), min(abi_align(v.type),
                                                                     TAPE_ALIGN), name=v.name)
     eb.br(rev_start)
+    if dynamic:  # the slots of variable size, last
+        ret = tr.rev_return.terminator
+        assert ret is not None
+        free = tr.runtime_decl("free", T.FunctionType(T.VOID, (T.PTR,)))
+        for m in dynamic:
+            Builder().position_before(ret).call(free, [value_map[m]])
     by_id = {id(k): v for k, v in value_map.items()}
     for inst in rev_insts:
         inst.operands = [by_id.get(id(o), o) for o in inst.operands]
@@ -227,12 +235,36 @@ def _heap_slots(tr: ReverseTransform, crossing: list[I.Instruction], moved: list
             if isinstance(inst, I.Store) and inst.value.type.is_pointer:
                 for o in underlying(inst.value):
                     add(o)
-    for a in out:
-        if a.operands:
-            raise tr.error(a, "the reverse sweep of this function, called rather than inlined, "
-                              "needs a stack allocation of variable size; that is not "
-                              "supported yet")
     return list(out)
+
+
+def _heap_dynamic_slots(tr: ReverseTransform, work: Function, crossing: list[I.Instruction],
+                        heap: list[I.Alloca]) -> list[I.Instruction]:
+    """Stack slots of variable size (C's VLAs) that must outlive the forward sweep become
+    `malloc`s, kept on the tape and freed by the reverse function. Returns the mallocs."""
+    mallocs: list[I.Instruction] = []
+    for a in [a for a in heap if a.operands]:
+        if tr.loops.loop_of.get(a.parent) is not None:  # type: ignore[arg-type]
+            raise tr.error(a, "the reverse sweep of this function, called rather than "
+                              "inlined, needs a stack allocation of variable size made in a "
+                              "loop; that is not supported yet")
+        b = Builder().position_before(a)
+        count = a.operands[0]
+        if count.type != T.I64:
+            count = b.zext(count, T.I64)
+        nbytes = b.mul(count, ConstantInt(T.I64, alloc_size(a.allocated_type)))
+        malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
+        m = b.call(malloc, [nbytes], name=a.name)
+        work.replace_all_uses(a, m)
+        assert a.parent is not None
+        a.parent.remove(a)
+        heap.remove(a)
+        if a in crossing:
+            crossing[crossing.index(a)] = m
+        else:
+            crossing.append(m)  # (only pointers derived from it cross): free it in reverse
+        mallocs.append(m)
+    return mallocs
 
 
 def _slot_type(tr: ReverseTransform, a: I.Alloca) -> T.Type:
