@@ -1,4 +1,4 @@
-"""Reverse-mode cost: gradient time / primal time for four C kernels (medians).
+"""Reverse-mode cost: gradient time / primal time for five C kernels (medians).
 
 Each kernel in `benchmarks/kernels/` is compiled by `clang-22 -O2 -S -emit-llvm`, its
 gradient is added by `enzyme-py grad`, and both the clang output and the gradient module
@@ -202,6 +202,28 @@ def make_rk4(primal, grad, nsteps: int, rng: np.random.Generator) -> Case:
                 {"y0": y0, "a": np.array([LV_A])}, objective, gradient, probes)
 
 
+def make_recursion(primal, grad, n: int, rng: np.random.Generator) -> Case:
+    x0 = rng.uniform(-1, 1, n)
+    x, dx = x0.copy(), np.zeros(n)
+
+    def primal_prep() -> None:  # the kernel overwrites x
+        x[:] = x0
+
+    def grad_prep() -> None:
+        x[:] = x0
+        dx.fill(0.0)
+
+    def gradient() -> dict[str, np.ndarray]:
+        grad_prep()
+        grad(x, dx, n, 1.0)
+        return {"x": dx.copy()}
+
+    # a step large enough to beat the rounding of a sum of n terms; O(h^2) is ~1e-7 here
+    probes = [("x", i, 1e-3) for i in _probe_indices(rng, n, 4)]
+    return Case(f"n={n:,}", lambda: primal(x, n), primal_prep, lambda: grad(x, dx, n, 1.0),
+                grad_prep, {"x": x0}, lambda v: primal(v["x"].copy(), n), gradient, probes)
+
+
 KERNELS = [
     Kernel("dot", "dot.c", "dot", "dup,dup,const", make_dot, 12_000_000, 1000),
     Kernel("matvec", "matvec.c", "matvec", "dup,dup,dup,const,const", make_matvec,
@@ -210,6 +232,8 @@ KERNELS = [
            25_000, 20),
     Kernel("RK4 Lotka-Volterra", "rk4.c", "lv_rk4", "dup,dup,out,const,const,const",
            make_rk4, 500_000, 400),
+    Kernel("recursion (split calls)", "recursion.c", "rec_energy", "dup,const",
+           make_recursion, 1_000_000, 200),
 ]
 
 
