@@ -707,6 +707,18 @@ def recursive_power(x, n):
     return x * recursive_power(x, n - 1)
 
 
+def tree_sum(a, lo, hi):
+    """A divide-and-conquer recursion over an array (two calls per level)."""
+    if hi - lo == 1:
+        return np.sin(a[lo]) * a[lo]
+    mid = (lo + hi) // 2
+    return tree_sum(a, lo, mid) * 0.9 + tree_sum(a, mid, hi)
+
+
+def tree_sum_all(a):
+    return tree_sum(a, 0, len(a))
+
+
 # --- functions that write results into arrays ------------------------------------------------
 
 
@@ -722,6 +734,22 @@ def axpy_loss(a, x, y):
     for i in range(len(out)):
         s += out[i] * out[i]
     return s
+
+
+def smooth_halves(a, lo, hi):
+    """A recursion that updates its array in place, then combines the halves it wrote."""
+    if hi - lo <= 2:
+        for i in range(lo, hi):
+            a[i] = np.sin(a[i]) * 1.5
+        return
+    mid = (lo + hi) // 2
+    smooth_halves(a, lo, mid)
+    smooth_halves(a, mid, hi)
+    a[mid] = a[mid] * a[mid - 1]
+
+
+def smooth_all(a):
+    smooth_halves(a, 0, len(a))
 
 
 def square_inplace(x):
@@ -931,6 +959,7 @@ CASES: list[Case] = [
     Case(while_bisect_array, (SORTED, 1.7), (0, 1)),
     Case(fib, (10,), None),
     Case(recursive_power, (1.1, 5)),
+    Case(tree_sum_all, (vec(9, 60),)),
 ]
 
 # Tuple-returning functions: checked with vjp.
@@ -945,6 +974,7 @@ VJP_CASES: list[Case] = [
 WRITER_CASES: list[Case] = [
     Case(axpy_into, (0.5, vec(4, 55), vec(4, 56), np.zeros(4))),
     Case(square_inplace, (vec(5, 57),), isolate=True),
+    Case(smooth_all, (vec(9, 61),), isolate=True),
     Case(cumulative_product, (vec(5, 58, 0.5, 1.5), np.zeros(5))),
     Case(heat_step_into, (vec(6, 59), np.zeros(6), 0.2)),
 ]
