@@ -250,10 +250,6 @@ class ReverseTransform:
             extra.append(self.shadow_out)
         return extra
 
-    def return_shadow_value(self) -> Value:
-        assert self.ret_shadow is not None
-        return self.ret_shadow
-
     def _return_shadow(self) -> Value:
         """The shadow of the pointer `f` returns (null where it points nowhere)."""
         value = self.ret.value

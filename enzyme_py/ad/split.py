@@ -49,10 +49,6 @@ class SplitPair:
     reverse: Function
     shadow_return: bool  # `augmented` takes `ptr %shadow.out` last
 
-    @property
-    def returns_adjoints(self) -> bool:
-        return not self.reverse.return_type.is_void
-
 
 @dataclass
 class _Layout:
@@ -93,7 +89,7 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
     seen.update(dynamic)
 
     layout = _Layout()
-    heap_offsets = {a: layout.field(_slot_type(tr, a)) for a in heap}
+    heap_offsets = {a: layout.field(a.allocated_type) for a in heap}
     stored = [v for v in crossing if v not in heap_offsets and v not in moved]
     stored_offsets = {v: layout.field(v.type) for v in stored}
 
@@ -125,7 +121,8 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
         b.store(v, _at(b, tape, off), min(abi_align(v.type), TAPE_ALIGN))
     b.store(tape if tape is not None else _null(), tr.tape_out, 8)
     if pair.shadow_return:
-        b.store(tr.return_shadow_value(), tr.shadow_out, 8)
+        assert tr.ret_shadow is not None
+        b.store(tr.ret_shadow, tr.shadow_out, 8)
     if tr.ret_value is not None:
         b.ret(tr.ret_value)
     else:
@@ -240,21 +237,31 @@ def _heap_slots(tr: ReverseTransform, crossing: list[I.Instruction], moved: list
 
 def _heap_dynamic_slots(tr: ReverseTransform, work: Function, crossing: list[I.Instruction],
                         heap: list[I.Alloca]) -> list[I.Instruction]:
-    """Stack slots of variable size (C's VLAs) that must outlive the forward sweep become
-    `malloc`s, kept on the tape and freed by the reverse function. Returns the mallocs."""
+    """Stack slots of variable size (C's VLAs), or aligned beyond what the tape promises,
+    that must outlive the forward sweep become blocks of their own (`malloc`, or
+    `aligned_alloc`), kept on the tape and freed by the reverse function. Returns them."""
     mallocs: list[I.Instruction] = []
-    for a in [a for a in heap if a.operands]:
+    for a in [a for a in heap if a.operands or (a.align or 0) > TAPE_ALIGN]:
         if tr.loops.loop_of.get(a.parent) is not None:  # type: ignore[arg-type]
             raise tr.error(a, "the reverse sweep of this function, called rather than "
                               "inlined, needs a stack allocation of variable size made in a "
                               "loop; that is not supported yet")
         b = Builder().position_before(a)
-        count = a.operands[0]
-        if count.type != T.I64:
-            count = b.zext(count, T.I64)
-        nbytes = b.mul(count, ConstantInt(T.I64, alloc_size(a.allocated_type)))
-        malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
-        m = b.call(malloc, [nbytes], name=a.name)
+        nbytes: Value = ConstantInt(T.I64, alloc_size(a.allocated_type))
+        if a.operands:
+            count = a.operands[0]
+            if count.type != T.I64:
+                count = b.zext(count, T.I64)
+            nbytes = b.mul(count, nbytes)
+        if (a.align or 0) > TAPE_ALIGN:
+            align = ConstantInt(T.I64, a.align or 0)
+            aligned = tr.runtime_decl("aligned_alloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
+            rounded = b.binop("and", b.add(nbytes, ConstantInt(T.I64, align.value - 1)),
+                              ConstantInt(T.I64, -align.value))
+            m = b.call(aligned, [align, rounded], name=a.name)
+        else:
+            malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
+            m = b.call(malloc, [nbytes], name=a.name)
         work.replace_all_uses(a, m)
         assert a.parent is not None
         a.parent.remove(a)
@@ -265,10 +272,6 @@ def _heap_dynamic_slots(tr: ReverseTransform, work: Function, crossing: list[I.I
             crossing.append(m)  # (only pointers derived from it cross): free it in reverse
         mallocs.append(m)
     return mallocs
-
-
-def _slot_type(tr: ReverseTransform, a: I.Alloca) -> T.Type:
-    return a.allocated_type
 
 
 def _at(b: Builder, base: Value, off: int, name: str | None = None) -> Value:
