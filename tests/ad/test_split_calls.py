@@ -1,7 +1,7 @@
 """Calls that stay calls (recursion): augmented forward functions with a tape, then reverse.
 
-Each function below is differentiated in reverse mode and checked against central finite
-differences of the primal; the structure checks make sure the recursion really goes through
+Each function below is differentiated in reverse mode and checked against its closed-form
+derivative or central finite differences of the primal; the structure checks make sure the recursion really goes through
 `@augmented_*` / `@diffe_*` (one pair per callee and activity), not through inlining.
 """
 
