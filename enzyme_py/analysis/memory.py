@@ -111,35 +111,47 @@ class _Returned:
 
 FRESH = _Returned("FRESH")  # memory the function (or its callees) allocated
 DERIVED = _Returned("DERIVED")  # memory reached through a pointer loaded from memory
-_RETURNING: set[Function] = set()  # callees whose returns are being followed (recursion)
+# callee -> its summary so far, while its returns are being followed (recursion)
+_RETURNING: dict[Function, frozenset] = {}
 
 
 def returned_objects(fn: Function) -> frozenset[MemObject | _Returned]:
     """The objects a pointer returned by `fn` may point into, in `fn`'s terms (its arguments,
     globals, UNKNOWN), with FRESH for memory allocated by `fn` or its callees and DERIVED for
-    memory behind a pointer loaded from memory. A recursive call whose result is returned
-    gives UNKNOWN (no fixpoint is attempted)."""
-    if fn in _RETURNING or fn.is_declaration:
+    memory behind a pointer loaded from memory. A recursion is followed to a fixpoint: while
+    `fn` is being summarized, its own calls return the summary so far (starting empty)."""
+    if fn.is_declaration:
         return frozenset({UNKNOWN})
-    _RETURNING.add(fn)
+    if fn in _RETURNING:
+        return _RETURNING[fn]
+    _RETURNING[fn] = frozenset()
     try:
-        out: set[MemObject | _Returned] = set()
-        for block in fn.blocks:
-            ret = block.instructions[-1] if block.instructions else None
-            if not isinstance(ret, I.Ret) or ret.value is None:
-                continue
-            for o in underlying(ret.value):
-                if isinstance(o, I.Call):
-                    out.add(DERIVED if is_derived(o) else FRESH)
-                elif isinstance(o, I.Load):
-                    out.add(DERIVED)
-                elif isinstance(o, (Argument, GlobalValue)) or o is UNKNOWN:
-                    out.add(o)
-                else:  # a stack slot: dangling once returned
-                    out.add(UNKNOWN)
-        return frozenset(out)
+        for _ in range(8):
+            got = _returned_once(fn)
+            if got == _RETURNING[fn]:
+                return got
+            _RETURNING[fn] = got
+        return frozenset({UNKNOWN})  # (does not settle: give up, soundly)
     finally:
-        _RETURNING.discard(fn)
+        del _RETURNING[fn]
+
+
+def _returned_once(fn: Function) -> frozenset[MemObject | _Returned]:
+    out: set[MemObject | _Returned] = set()
+    for block in fn.blocks:
+        ret = block.instructions[-1] if block.instructions else None
+        if not isinstance(ret, I.Ret) or ret.value is None:
+            continue
+        for o in underlying(ret.value):
+            if isinstance(o, I.Call):
+                out.add(DERIVED if is_derived(o) else FRESH)
+            elif isinstance(o, I.Load):
+                out.add(DERIVED)
+            elif isinstance(o, (Argument, GlobalValue)) or o is UNKNOWN:
+                out.add(o)
+            else:  # a stack slot: dangling once returned
+                out.add(UNKNOWN)
+    return frozenset(out)
 
 
 def _defined_pointer_call(o: object) -> bool:
