@@ -1,0 +1,47 @@
+"""The backend: LLVM text in, verified / optimized LLVM text or callable native code out.
+
+Invariants:
+
+- This is the only package of enzyme_py that imports llvmlite; everything above it exchanges
+  LLVM *text*. LLVM is initialized lazily and once.
+- Failures of LLVM (parse, verify, unresolved external symbols, unsupported signatures) raise
+  `BackendError`; LLVM is never allowed to abort the process.
+- Every argument of a native call is checked in Python before native code runs: a mismatch is
+  a `CallError` (a `TypeError`) or `ValueError` that names the argument, never a crash.
+- Each piece of module-level state (locks, target machines, OrcJITs, the libmvec table,
+  `_DATA_OFFSET`) is defined in exactly one submodule and imported from there. Imports between
+  submodules point one way: `target` <- `text` <- `pipelines` <- `native`, and
+  `signatures` <- `arguments` <- `native`.
+
+Submodules:
+
+- `target`: LLVM initialization, the host, one target machine per opt level.
+- `text`: text <-> module (`parse_llvm`, `normalize`), scratch contexts, parse errors.
+- `pipelines`: `-O<level>` pipelines (`optimize`) and named passes (`run_llvm_passes`,
+  `LLVM_PASSES`, `PASS_ALIASES`).
+- `signatures`: `ArgSpec`, `Signature`, LLVM function descriptions, ctypes types, the sret
+  wrapper for struct results.
+- `arguments`: the per-argument checks and conversions, the numpy data pointer.
+- `native`: `compile_ir` (OrcJIT, libmvec), `JITModule`, `NativeFunction`.
+"""
+
+from enzyme_py.backend.arguments import _DATA_OFFSET as _DATA_OFFSET
+from enzyme_py.backend.arguments import _data_pointer as _data_pointer
+from enzyme_py.backend.native import JITModule, NativeFunction, compile_ir
+from enzyme_py.backend.pipelines import LLVM_PASSES, PASS_ALIASES, optimize, run_llvm_passes
+from enzyme_py.backend.signatures import ArgSpec, Signature
+from enzyme_py.backend.text import normalize, parse_llvm
+
+__all__ = [
+    "LLVM_PASSES",
+    "PASS_ALIASES",
+    "ArgSpec",
+    "JITModule",
+    "NativeFunction",
+    "Signature",
+    "compile_ir",
+    "normalize",
+    "optimize",
+    "parse_llvm",
+    "run_llvm_passes",
+]

@@ -1,0 +1,284 @@
+"""Native code: `compile_ir` (OrcJIT), `JITModule` and the checked `NativeFunction`.
+
+Invariants:
+
+- Native code comes from OrcJIT (one process-wide LLJIT per codegen level, never disposed; one
+  JIT library per `compile_ir`), which reports an unresolved symbol as an error where MCJIT
+  would crash. The library is unloaded when its `JITModule` and all its `NativeFunction`s are
+  collected.
+- Only `compile_ir` maps libm calls to libmvec's vector functions (`vector_math`).
+- `NativeFunction.__call__` checks the argument count, then every argument with its converter
+  (see `arguments`), before native code runs; unsupported signatures raise `BackendError` when
+  the function is looked up, never at call time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import operator
+import os
+from collections.abc import Callable
+from typing import Any
+
+import llvmlite.binding as llvm
+
+from enzyme_py import vector_math
+from enzyme_py.backend.arguments import (
+    _apply,
+    _ArgInfo,
+    _float_converter,
+    _int_converter,
+    _pointer_converter,
+)
+from enzyme_py.backend.pipelines import _check_level, _run_pipeline
+from enzyme_py.backend.signatures import (
+    ArgSpec,
+    Signature,
+    _arg_ctype,
+    _describe_function,
+    _FunctionInfo,
+    _result_ctype,
+    _returns_struct,
+    _sret_name,
+    _sret_wrapper,
+)
+from enzyme_py.backend.target import _host, _init_lock, _machine, _target_host
+from enzyme_py.backend.text import _scratch
+from enzyme_py.errors import BackendError, CallError
+
+
+class NativeFunction:
+    """A JIT-compiled function callable from Python with checked arguments.
+
+    Example::
+
+        >>> jm = compile_ir("define double @sq(double %x) {\\n"
+        ...                 "  %y = fmul double %x, %x\\n  ret double %y\\n}")
+        >>> jm.function("sq")(3.0)
+        9.0
+    """
+
+    __slots__ = ("name", "address", "arg_names", "llvm_type", "_module", "_nargs",
+                 "_converters", "_cfunc", "_post", "_out_type", "_fields")
+
+    def __init__(self, module: JITModule, info: _FunctionInfo,
+                 signature: Signature | None) -> None:
+        self._module = module  # keeps the native code alive
+        self.name: str = info.name
+        self.llvm_type: str = info.type_text
+        if info.vararg:
+            raise BackendError(f"@{self.name}: variadic functions cannot be called")
+        params = info.params
+        specs = signature.args if signature is not None else ()
+        if signature is not None and len(specs) != len(params):
+            raise BackendError(f"@{self.name} takes {len(params)} arguments but the signature "
+                               f"describes {len(specs)}")
+        self.arg_names: tuple[str, ...] = tuple(
+            (specs[i].name if specs and specs[i].name else None) or param.name
+            for i, param in enumerate(params))
+        argtypes: list[Any] = []
+        converters: list[Callable[[Any], Any]] = []
+        for i, param in enumerate(params):
+            spec = specs[i] if specs else ArgSpec()
+            where = _ArgInfo(self.name, i, self.arg_names[i])
+            ctype = _arg_ctype(param.type)
+            if ctype is None:
+                raise BackendError(f"@{self.name}: argument {i} ('{where.name}') has LLVM type "
+                                   f"{param.type.text}, which cannot be passed from Python "
+                                   "(supported: double, float, i1, i8, i16, i32, i64, ptr)")
+            if param.type.kind != "ptr" and (spec.dtype is not None or spec.ndim is not None):
+                raise BackendError(f"@{self.name}: argument {i} ('{where.name}') is "
+                                   f"{param.type.text}; dtype and ndim apply to pointer "
+                                   "arguments only")
+            if param.type.kind == "ptr":
+                writable = spec.writable and not param.readonly
+                converters.append(_pointer_converter(where, spec, writable))
+            elif param.type.kind == "int":
+                converters.append(_int_converter(where, param.type.width))
+            else:
+                converters.append(_float_converter(where))
+            argtypes.append(ctype)
+        self._nargs = len(params)
+        self._converters = tuple(converters)
+        self._post: Callable[[Any], Any] | None = None
+        self._out_type: Any = None
+        self._fields: Callable[[Any], Any] | None = None
+        ret, symbol = info.ret, self.name
+        if ret.kind == "void":
+            restype = None
+        elif _returns_struct(info):
+            names = [f"f{i}" for i in range(len(ret.fields))]
+            self._out_type = type("Result", (ctypes.Structure,), {"_fields_": [
+                (n, _result_ctype(f)) for n, f in zip(names, ret.fields, strict=True)]})
+            getter = operator.attrgetter(*names)
+            self._fields = getter if len(names) > 1 else (lambda r: (getter(r),))
+            argtypes.insert(0, ctypes.POINTER(self._out_type))
+            restype, symbol = None, _sret_name(self.name)
+        elif (restype := _result_ctype(ret)) is None:
+            raise BackendError(f"@{self.name}: return type {ret.text} cannot be returned to "
+                               "Python (supported: void, double, float, i1-i64, ptr, and "
+                               "literal structs of those)")
+        if ret.kind == "int" and ret.width == 1:
+            self._post = lambda r: bool(r & 1)
+        elif restype is ctypes.c_void_p:
+            self._post = lambda r: r or 0
+        self.address: int = module.address(symbol)
+        self._cfunc = ctypes.CFUNCTYPE(restype, *argtypes)(self.address)
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != self._nargs:
+            raise CallError(f"@{self.name} takes {self._nargs} arguments "
+                            f"({', '.join(self.arg_names)}) but {len(args)} were given")
+        if self._out_type is None:
+            result = self._cfunc(*map(_apply, self._converters, args))
+            return result if self._post is None else self._post(result)
+        out = self._out_type()
+        self._cfunc(out, *map(_apply, self._converters, args))
+        return self._fields(out)
+
+    def __repr__(self) -> str:
+        return f"<NativeFunction @{self.name}: {self.llvm_type} at {self.address:#x}>"
+
+
+class JITModule:
+    """Native code of one LLVM module, kept alive by this object (and its functions).
+
+    Example::
+
+        >>> jm = compile_ir("define i64 @inc(i64 %x) {\\n  %y = add i64 %x, 1\\n"
+        ...                 "  ret i64 %y\\n}", opt_level=2)
+        >>> "inc" in jm, jm.function("inc")(41)
+        (True, 42)
+    """
+
+    def __init__(self, ir: str, tracker: Any, addresses: dict[str, int],
+                 functions: dict[str, _FunctionInfo]) -> None:
+        self.ir: str = ir  #: the optimized LLVM text that was compiled
+        self._tracker = tracker  # OrcJIT unloads the code when this is collected
+        self._addresses = addresses
+        self._functions = functions
+        self._cache: dict[tuple[str, Signature | None], NativeFunction] = {}
+
+    @property
+    def functions(self) -> list[str]:
+        """Names of the callable (defined, not internal) functions of the module."""
+        return sorted(self._functions)
+
+    def __contains__(self, name: object) -> bool:
+        """A defined, non-internal function or global variable of that name exists."""
+        return name in self._addresses
+
+    def _missing(self, name: str, what: str = "function") -> BackendError:
+        return BackendError(f"no {what} @{name} is defined (with external linkage) in the "
+                            f"compiled module; defined functions: "
+                            f"{', '.join(self.functions) or '(none)'}")
+
+    def address(self, name: str) -> int:
+        """Address of a defined, non-internal function or global variable of the module."""
+        if name not in self._addresses:
+            raise self._missing(name, "function or global")
+        return self._addresses[name]
+
+    def function(self, name: str, signature: Signature | None = None) -> NativeFunction:
+        """A checked Python callable for the defined function `name`."""
+        key = (name, signature)
+        if key not in self._cache:
+            if name not in self._functions:
+                raise self._missing(name)
+            self._cache[key] = NativeFunction(self, self._functions[name], signature)
+        return self._cache[key]
+
+    def __repr__(self) -> str:
+        return f"<JITModule functions={self.functions}>"
+
+
+# `appending`: `@llvm.compiler.used` (see vector_math) is not a symbol to export.
+_HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private, llvm.Linkage.available_externally,
+           llvm.Linkage.appending}
+_jits: dict[int, Any] = {}
+_library_ids = itertools.count()
+
+
+def _orc(level: int) -> Any:
+    """The process-wide OrcJIT instance for codegen opt `level` (never disposed, so no
+    collection order can free it before the libraries that it holds)."""
+    machine = _machine(level)
+    with _init_lock:
+        if level not in _jits:
+            _jits[level] = llvm.create_lljit_compiler(machine)
+        return _jits[level]
+
+
+def _unresolved(module: llvm.ModuleRef) -> list[str]:
+    """Declared symbols that neither the module nor the process defines."""
+    declared = [fn.name for fn in module.functions
+                if fn.is_declaration and not fn.name.startswith("llvm.")]
+    declared += [gv.name for gv in module.global_variables if gv.is_declaration]
+    return [name for name in declared if not llvm.address_of_symbol(name)]
+
+
+_libmvec: vector_math.VectorLibrary | None = None
+
+
+def _vector_library() -> vector_math.VectorLibrary:
+    """libmvec's variants this host can run (empty where libmvec is not loaded, on other
+    platforms than x86-64 Linux, and when the environment sets ENZYME_PY_NO_LIBMVEC=1)."""
+    global _libmvec
+    if os.environ.get("ENZYME_PY_NO_LIBMVEC", "0") not in ("", "0"):
+        return vector_math.VectorLibrary({})
+    if _libmvec is None:
+        host = _host()
+        if host.triple.startswith("x86_64") and "linux" in host.triple:
+            _libmvec = vector_math.vector_library(
+                host.features, lambda symbol: bool(llvm.address_of_symbol(symbol)))
+        else:
+            _libmvec = vector_math.VectorLibrary({})
+    return _libmvec
+
+
+def compile_ir(text: str, opt_level: int = 2) -> JITModule:
+    """Parse, verify, optimize (unless `opt_level` is 0) and JIT-compile LLVM text (OrcJIT).
+
+    From -O2 on, where the host has glibc's libmvec, loops calling sin, cos, exp, log or pow
+    are vectorized with it (see `vector_math`), and a floating-point sum does not stop the
+    vectorizer: it is kept in source order. ENZYME_PY_NO_LIBMVEC=1 switches both off.
+
+    Example::
+
+        >>> jm = compile_ir("define float @half(float %x) {\\n"
+        ...                 "  %y = fmul float %x, 0.5\\n  ret float %y\\n}")
+        >>> jm.function("half")(3)
+        1.5
+    """
+    _check_level(opt_level)
+    library = _vector_library()
+    vectorize = opt_level >= 2 and bool(library)
+    if vectorize:
+        text = vector_math.annotate(text, library)
+    with _scratch(text) as module:
+        _target_host(module)
+        if opt_level:
+            _run_pipeline(module, opt_level, True, True, ordered_reductions=vectorize)
+        optimized = str(module)
+        missing = _unresolved(module)
+        functions = {fn.name: _describe_function(fn) for fn in module.functions
+                     if not fn.is_declaration and fn.linkage not in _HIDDEN}
+        globals_ = [gv.name for gv in module.global_variables
+                    if not gv.is_declaration and gv.linkage not in _HIDDEN]
+    if missing:
+        raise BackendError("external symbols are neither defined in the module nor found in "
+                           f"the process: {', '.join('@' + n for n in missing)}")
+    wrappers = [info for info in functions.values() if _returns_struct(info)]
+    builder = llvm.JITLibraryBuilder().add_current_process()
+    builder.add_ir("\n\n".join([optimized, *map(_sret_wrapper, wrappers)]) + "\n")
+    exports = [*functions, *globals_, *(_sret_name(info.name) for info in wrappers)]
+    for name in exports:
+        builder.export_symbol(name)
+    try:
+        tracker = builder.link(_orc(opt_level), f"enzyme_py.{next(_library_ids)}")
+    except RuntimeError as err:
+        raise BackendError(f"LLVM could not compile and link the module: {err} (a symbol "
+                           "the code generator calls may be missing from the process; LLVM "
+                           "names it on stderr)") from None
+    return JITModule(optimized, tracker, {name: tracker[name] for name in exports}, functions)
