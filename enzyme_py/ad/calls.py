@@ -31,7 +31,7 @@ from enzyme_py.analysis.memory import (
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
-from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.module import Block, Function, Module
 from enzyme_py.ir.values import Value
 
 if TYPE_CHECKING:
@@ -166,10 +166,30 @@ def _after_call(tr: ReverseTransform, call: I.Call) -> Builder:
     if not isinstance(call, I.Invoke):
         return Builder().position_after_def(call)
     normal = call.normal
-    if len(tr.preds[normal]) != 1:
-        raise tr.error(call, "an invoke of a function called rather than inlined must "
-                             "continue in a block of its own; that is not supported yet")
+    if len(tr.preds[normal]) != 1:  # (`split_invoke_edges` made sure it has one)
+        raise tr.error(call, "internal error: an invoke continues in a block with other "
+                             "predecessors (a bug in enzyme_py)")
     return Builder().position_after_phis(normal)
+
+
+def split_invoke_edges(fn: Function) -> None:
+    """Give each invoke a normal destination of its own (a block that only branches on):
+    code that must follow it (reading a split callee's tape, storing its result on the
+    tape) goes there. Done on the working copy before any analysis."""
+    for inst in list(fn.instructions()):
+        if not isinstance(inst, I.Invoke):
+            continue
+        normal, here = inst.normal, inst.parent
+        assert here is not None
+        preds = [b for b in fn.blocks if normal in b.successors()]
+        if len(preds) == 1 and here.successors().count(normal) == 1:
+            continue
+        edge = Block(f"{normal.name or 'bb'}.from.invoke", fn)
+        fn.blocks.insert(fn.blocks.index(here) + 1, edge)
+        edge.append(I.Br([normal]))
+        inst.normal = edge
+        for phi in normal.phis():
+            phi.replace_block(here, edge)
 
 
 def reverse_split_call(tr: ReverseTransform, call: I.Call, info: SplitCall) -> None:

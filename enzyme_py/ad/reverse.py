@@ -20,7 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
-from enzyme_py.ad.calls import SplitCall, finish_split_calls, rewrite_split_calls, split_key
+from enzyme_py.ad.calls import (
+    SplitCall,
+    finish_split_calls,
+    rewrite_split_calls,
+    split_invoke_edges,
+    split_key,
+)
 from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.registrations import find_registrations
@@ -125,6 +131,7 @@ class ReverseTransform:
         _name_blocks(fn, work)
         rewrite_float_copies(work)
         expand_reallocs(self.module, work)  # malloc + memcpy + free: no special case below
+        split_invoke_edges(work)  # where a split callee's tape is read after an invoke
         self.original = set(work.instructions())
         self._check_input()
         self.dom = dominators(work)
@@ -496,7 +503,9 @@ class ReverseTransform:
         self._emit_return()
 
     def _reverse_block(self, block: Block) -> None:
-        body = [i for i in block.instructions if i in self.original and not i.is_terminator]
+        # (an invoke ends its block but is a call to reverse like any other)
+        body = [i for i in block.instructions if i in self.original and
+                (not i.is_terminator or isinstance(i, I.Invoke))]
         phis = [i for i in body if isinstance(i, I.Phi)]
         for inst in reversed(body):
             if not isinstance(inst, I.Phi):

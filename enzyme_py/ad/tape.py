@@ -135,7 +135,7 @@ class Tape:
         block = v.parent
         assert block is not None, f"value {v} is not in the function"
         lp = tr.loops.loop_of.get(block)
-        if self.direct(block):
+        if self.direct(block) and self._defined_on_every_path(v):
             return v
         if lp is not None:
             state = tr.loop_states[lp]
@@ -157,6 +157,11 @@ class Tape:
         if block is tr.alloca_block:
             return True
         return tr.loops.loop_of.get(block) is None and tr.dom.dominates(block, tr.exit_block)
+
+    def _defined_on_every_path(self, v: I.Instruction) -> bool:
+        """An invoke's result exists only past its normal edge: on the unwind path to the
+        return it has no value, unless its normal destination dominates the return too."""
+        return not isinstance(v, I.Invoke) or self.tr.dom.dominates(v.normal, self.tr.exit_block)
 
     def _rebuild_iv(self, iv: InductionVariable, state: LoopState) -> Value:
         b = self.tr.b
@@ -207,7 +212,7 @@ class Tape:
             if blk is None:
                 return False
             lp = tr.loops.loop_of.get(blk)
-            if self.direct(blk):
+            if self.direct(blk) and self._defined_on_every_path(op):
                 continue
             if lp is not None:
                 st = tr.loop_states[lp]
@@ -428,7 +433,7 @@ class Tape:
             return Builder().position_after_def(v)
         assert v.parent is not None
         first = next(i for i in v.parent.instructions
-                     if not isinstance(i, I.Phi) and i in self.tr.original)
+                     if not isinstance(i, (I.Phi, I.LandingPad)) and i in self.tr.original)
         return Builder().position_before(first)
 
     def _malloc(self) -> Function:

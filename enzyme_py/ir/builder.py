@@ -40,17 +40,21 @@ class Builder:
         return self
 
     def position_after_def(self, inst: I.Instruction) -> Builder:
-        """Right after `inst` (after the last phi when `inst` is a phi)."""
+        """Right after `inst` (after the last phi when `inst` is a phi; for an invoke, at the
+        start of its normal destination, which must have no other predecessor)."""
         assert inst.parent is not None, "instruction is not in a block"
         block = inst.parent
         if isinstance(inst, I.Phi):
             return self.position_after_phis(block)
+        if isinstance(inst, I.Invoke):
+            return self.position_after_phis(inst.normal)
         self.block = block
         self.index = block.instructions.index(inst) + 1
         return self
 
     def position_after_phis(self, block: Block) -> Builder:
-        self.block, self.index = block, block.first_non_phi_index()
+        """At the first place code may go: after the phis (and a landing pad)."""
+        self.block, self.index = block, block.first_insertion_index()
         return self
 
     def insert(self, inst: I.Instruction, name: str | None = None) -> I.Instruction:

@@ -49,6 +49,13 @@ class Block(Value):
                 return i
         return len(self.instructions)
 
+    def first_insertion_index(self) -> int:
+        """Where code may go first: after the phis and a landing pad, which must lead."""
+        i = self.first_non_phi_index()
+        if i < len(self.instructions) and self.instructions[i].opcode == "landingpad":
+            i += 1
+        return i
+
     def append(self, inst: Instruction) -> Instruction:
         inst.parent = self
         self.instructions.append(inst)
