@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.calls import split_invoke_edges
 from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.analysis.activity import Activity, analyze_activity, carries_float
@@ -201,6 +202,7 @@ class ForwardTransform:
         work.personality = fn.personality  # landing pads need it
         _name_blocks(fn, work)
         rewrite_float_copies(work)
+        split_invoke_edges(work)  # where the results of an invoked derivative are read
         self._check_input()
         try:
             self.registrations = find_registrations(self.module)

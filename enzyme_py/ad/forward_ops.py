@@ -110,8 +110,14 @@ def _invoke(tr: ForwardTransform, inst: I.Invoke) -> None:
         return
     if tr.is_active(inst) or any(
             a.type.is_pointer and tr.activity.touches_shadow(a) for a in inst.args):
-        raise tr.error(inst, "an 'invoke' (a call that may throw) that carries derivatives "
-                             "is not supported in forward mode yet")
+        callee = inst.callee
+        if isinstance(callee, Function) and not callee.is_declaration and \
+                name not in tr.registrations.forward and not inst.type.is_pointer:
+            _defined_call(tr, inst, callee)  # invokes the callee's derivative instead
+            return
+        raise tr.error(inst, "an 'invoke' (a call that may throw) of a function without a "
+                             "body, or returning a pointer, that carries derivatives is not "
+                             "supported in forward mode yet")
 
 
 def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
@@ -417,7 +423,11 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
         tr.pending_calls.append((call, fwd, ftype, [*args, slot]))
         return
     b = tr.b.position_before(call)
-    new = b.call(fwd, args, function_type=ftype)
+    if isinstance(call, I.Invoke):  # results exist past the normal edge (a block of its own)
+        new = b.insert(I.Invoke(ftype, fwd, args, call.normal, call.unwind))
+        b = tr.b.position_after_phis(call.normal)
+    else:
+        new = b.call(fwd, args, function_type=ftype)
     fn = call.function
     assert fn is not None and call.parent is not None
     if returns_float:
