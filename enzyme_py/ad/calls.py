@@ -1,6 +1,7 @@
 """Calls to defined functions that stay calls (recursion): augmented forward, then reverse.
 
-What LLVM could not inline is still a call in the function being differentiated. A call on
+What LLVM could not inline (every call, with `--no-inline`) is still a call in the function
+being differentiated. A call on
 an active path (it reads or writes active memory, returns an active float, or returns memory
 the caller differentiates through) is rewritten in the forward sweep into a call of the
 callee's augmented function, which runs the callee's forward sweep and hands back its tape;
@@ -10,8 +11,9 @@ write memory, allocate, free, and return heap memory with its shadow.
 
 Invariants: the rewritten call keeps its identity (activity, tape lookups and uses still
 refer to it); the arguments a pair is made for are the activities the caller sees (a const
-pointer stays const); the same (callee, activities) pair is made once per module, and a
-recursive call made while the pair is being built calls the pair under construction.
+pointer stays const); the same (callee, activities, return shadow, shared globals) pair is
+made once per module, and a recursive call made while the pair is being built calls the pair
+under construction.
 """
 
 from __future__ import annotations
