@@ -65,11 +65,11 @@ def run(*cmd):
     return res.stdout
 
 
-def transform(src_ll, out_ll):
-    """`enzyme-py transform src_ll -o out_ll` with this notebook's Python."""
-    print("$ enzyme-py transform", src_ll, "-o", out_ll)
-    res = subprocess.run([sys.executable, "-m", "enzyme_py", "transform", src_ll, "-o", out_ll],
-                         cwd=work, capture_output=True, text=True, check=False)
+def transform(src_ll, out_ll, *options):
+    """`enzyme-py transform [options] src_ll -o out_ll` with this notebook's Python."""
+    print("$ enzyme-py transform", *options, src_ll, "-o", out_ll)
+    res = subprocess.run([sys.executable, "-m", "enzyme_py", "transform", *options, src_ll,
+                          "-o", out_ll], cwd=work, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise RuntimeError(f"enzyme-py transform failed:\n{res.stderr}")
 
@@ -265,6 +265,89 @@ if HAVE_CLANG:
     print("the gradient matches central differences")
 else:
     print(INSTALL)
+
+# %% [markdown]
+# ## Recursion: calls that stay calls
+#
+# Callees are inlined before differentiating, but a recursion cannot be. Such a call gets two
+# functions, as in Enzyme: `@augmented_f` runs `f` forward and returns a *tape* (what its
+# reverse needs), and `@diffe_f` takes that tape back in the reverse sweep. So a recursive
+# function may write memory, allocate and return heap memory: here `build` makes a binary tree
+# of `malloc`'d nodes from `x`, `tsum` sums it recursively, and `tfree` frees it.
+
+# %%
+tree_c = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+extern int enzyme_dup, enzyme_const;
+extern double __enzyme_autodiff(void *, ...);
+
+typedef struct node { double val; struct node *left, *right; } node;
+
+node *build(const double *x, int lo, int hi) {
+    if (lo >= hi) return NULL;
+    int mid = (lo + hi) / 2;
+    node *t = malloc(sizeof *t);
+    t->val = x[mid] * x[mid];
+    t->left = build(x, lo, mid);
+    t->right = build(x, mid + 1, hi);
+    return t;
+}
+double tsum(const node *t, int depth) {
+    if (!t) return 0.0;
+    return sin(t->val) * (depth + 1) + tsum(t->left, depth + 1) + tsum(t->right, depth + 1);
+}
+void tfree(node *t) {
+    if (!t) return;
+    tfree(t->left);
+    tfree(t->right);
+    free(t);
+}
+double loss(const double *x, int n) {
+    node *root = build(x, 0, n);
+    double s = tsum(root, 0);
+    tfree(root);
+    return s;
+}
+
+int main(void) {
+    enum { N = 7 };
+    double x[N] = {0.3, -0.8, 1.1, 0.5, -0.2, 0.9, -1.3}, dx[N] = {0};
+    __enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, N);
+    for (int i = 0; i < N; i++) printf("%.17g\n", dx[i]);
+    return 0;
+}
+"""
+(work / "tree.c").write_text(tree_c)
+
+if HAVE_CLANG:
+    run(CLANG, "-O2", "-fPIC", "-S", "-emit-llvm", "tree.c", "-o", "tree.ll")
+    transform("tree.ll", "tree_grad.ll")
+    run(CLANG, "-O2", "tree_grad.ll", "-o", "tree", "-lm")
+    tree_dx = np.array([float(v) for v in run("./tree").split()])
+    run(CLANG, "-O2", "-shared", "tree_grad.ll", "-o", "libtree.so", "-lm")
+    tlib = ctypes.CDLL(str(work / "libtree.so"))
+    tlib.loss.restype = ctypes.c_double
+    tlib.loss.argtypes = [np.ctypeslib.ndpointer(np.float64, flags="C"), ctypes.c_int]
+    x0 = np.array([0.3, -0.8, 1.1, 0.5, -0.2, 0.9, -1.3])
+    fd_tree = central_differences(lambda v: tlib.loss(v, 7), x0)
+    print("AD:", tree_dx)
+    print("FD:", fd_tree)
+    assert np.allclose(tree_dx, fd_tree, rtol=1e-6, atol=1e-8)
+    grad_ir = (work / "tree_grad.ll").read_text()
+    print([line.split("@")[1].split("(")[0] for line in grad_ir.splitlines()
+           if line.startswith("define") and ("@augmented_" in line or "@diffe_" in line)])
+else:
+    print(INSTALL)
+
+# %% [markdown]
+# Each recursive function got its pair; `loss` itself, with the calls inlined where they could
+# be, is `@diffe_loss`. `enzyme-py transform --no-inline` keeps *every* call a call, as Enzyme
+# leaves them: each callee on an active path gets its own pair, with the activities its caller
+# sees (useful to read each function's derivative on its own, or to keep a large callee from
+# being copied into every caller; inlining is usually faster).
 
 # %% [markdown]
 # ## More of the ABI
