@@ -202,7 +202,11 @@ def _custom_call(tr: ReverseTransform, call: I.Call, custom) -> None:
             raise tr.error(call, f"@{aug.name} takes {len(aug.function_type.params)} "
                                  f"arguments, but the call needs {len(args)} (each dup pointer "
                                  "is followed by its shadow)")
-        tape = at.call(aug, args, name="tape")
+        if isinstance(call, I.Invoke):  # (inside C++ `try`): the same edges
+            tape = at.insert(I.Invoke(aug.function_type, aug, args, call.normal, call.unwind),
+                             name="tape")
+        else:
+            tape = at.call(aug, args, name="tape")
         assert call.parent is not None
         call.parent.remove(call)
     _call_gradient(tr, call, acts, custom.reverse, custom.reverse.function_type, with_seed,
