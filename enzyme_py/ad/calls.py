@@ -128,8 +128,10 @@ def _rewrite(tr: ReverseTransform, call: I.Call, g: Function) -> None:
     ret_active = tr.is_active(call)
     ret_shadow = returns_shadowed(tr, call)
     shared = tuple(sorted(v.name or "" for v in tr.shared_globals))
-    pair = split_pair(tr.module, g, acts, ret_active, ret_shadow, shared,
-                      _float_types(tr, call, acts))
+    known = tr.module.derived.get(split_key(g, acts, ret_active, ret_shadow, shared))
+    # (the float-type hints only matter to a pair still to be built)
+    pair = known if isinstance(known, SplitPair) else split_pair(
+        tr.module, g, acts, ret_active, ret_shadow, shared, _float_types(tr, call, acts))
     base = names.tape_slot(g.name or "g")
     tape_slot = tr.entry_alloca(T.PTR, base)
     after = _after_call(tr, call)
