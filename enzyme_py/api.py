@@ -30,6 +30,14 @@ from typing import Any
 import numpy as np
 
 from enzyme_py import backend
+from enzyme_py.array_results import (
+    Item,
+    add_output_wrapper,
+    carries_arrays,
+    result_items,
+    slot_activities,
+    slot_types,
+)
 from enzyme_py.backend import _DATA_OFFSET, _data_pointer
 from enzyme_py.calling import (
     ErrorRecord,
@@ -44,6 +52,7 @@ from enzyme_py.calling import (
 )
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Compiled, FType, Scalar, Tuple, compile_python
+from enzyme_py.frontend.ftypes import NONE, abi_extents
 from enzyme_py.ir import Function, Module
 from enzyme_py.passes import OptLevel
 
@@ -97,7 +106,8 @@ def optimize_before_ad(module: Module, opt_level: int) -> Module:
 
 
 def _build(f: Callable, types: tuple[FType, ...], options: Options, noalias: bool):
-    module, compiled, session = compile_python(f, types, bounds_check=options.bounds_check)
+    module, compiled, session = compile_python(f, types, bounds_check=options.bounds_check,
+                                               noalias=noalias)
     if noalias:
         for arg in compiled.function.args:
             if arg.type.is_pointer:
@@ -181,6 +191,9 @@ class _Gradient:
     return_type: FType
     return_primal: bool
     seeded: bool
+    # an array-returning f: its result items, written into output slots after the arguments
+    # (see `array_results`); empty otherwise
+    outputs: tuple[Item, ...] = ()
 
 
 def _written_arrays(fn: Function, arg_types: tuple[FType, ...]) -> set[int]:
@@ -210,7 +223,7 @@ def _written_arrays(fn: Function, arg_types: tuple[FType, ...]) -> set[int]:
         if isinstance(t, Array):
             if fn.args[flat] in written_args:
                 idx.add(i)
-            flat += 1 + t.ndim
+            flat += 1 + t.extents
         else:
             flat += 1
     if any(g is not fn and not g.is_declaration for g in module.functions):
@@ -224,22 +237,42 @@ class _GradCache:
         self.options = options
         self.params = _params(f)
         self.cache: dict[Any, _Gradient] = {}
+        self.result_types: dict[Any, FType] = {}
+        self._jit: JitFunction | None = None
+
+    @property
+    def jit(self) -> JitFunction:
+        """`jit(f)` with these options (the value of `vjp`, the shapes of array results)."""
+        if self._jit is None:
+            self._jit = JitFunction(self.f, self.options)
+        return self._jit
+
+    def result_type(self, args: Sequence[Any]) -> FType:
+        """What `f` returns for these arguments (front end only, cached per signature)."""
+        key = tuple(map(arg_key, args))
+        t = self.result_types.get(key)
+        if t is None:
+            types = arg_types(self.f.__name__, self.params, args)
+            t = self.result_types[key] = _build(self.f, types, self.options, True)[1].return_type
+        return t
 
     def get(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
             seeded_return: bool = True, dupnoneed: tuple[bool, ...] = (),
-            require_scalar: bool = False) -> _Gradient:
+            require_scalar: bool = False, array_results: bool = False) -> _Gradient:
+        """The gradient for these argument types. `array_results`: the caller passes output
+        slots for an array-returning f (their shadows seeded with the cotangent)."""
         key = (tuple(map(arg_key, args)), active, return_primal, seeded_return, dupnoneed,
-               len(args) > 1 and overlapping_arrays(args))
+               len(args) > 1 and overlapping_arrays(args), array_results)
         g = self.cache.get(key)
         if g is None:
-            g = self._build(args, active, return_primal, seeded_return, key[-1],
-                            require_scalar, dupnoneed)
+            g = self._build(args, active, return_primal, seeded_return, key[-2],
+                            require_scalar, dupnoneed, array_results)
             self.cache[key] = g
         return g
 
     def _build(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
                seeded_return: bool, alias: bool, require_scalar: bool,
-               dupnoneed: tuple[bool, ...] = ()) -> _Gradient:
+               dupnoneed: tuple[bool, ...] = (), array_results: bool = False) -> _Gradient:
         from enzyme_py.ad.driver import gradient_module
 
         name = self.f.__name__
@@ -248,13 +281,22 @@ class _GradCache:
         rt0 = compiled.return_type
         if require_scalar and not (isinstance(rt0, Scalar) and rt0.is_float):
             raise EnzymePyError(f"grad of {name}() needs a function returning one float; it "
-                                f"returns {rt0} (use vjp for tuples)")
+                                f"returns {rt0} (use vjp or jacrev for tuples and arrays)")
+        outputs: tuple[Item, ...] = ()
+        fname = compiled.function.name or ""
+        param_types: tuple[FType, ...] = compiled.arg_types
+        if carries_arrays(rt0):
+            if not array_results:
+                raise EnzymePyError(f"{name}() returns {rt0}; differentiate it with vjp, "
+                                    "jacrev or jacfwd")
+            outputs = result_items(rt0, name)
+            fname = add_output_wrapper(session, compiled, self.f)
+            param_types = (*param_types, *slot_types(outputs))
         # Differentiate after optimization (the primal at -O2), then optimize the gradient;
         # which arrays are written is read off the optimized code (no stack copies of the
         # array pointers there).
         module = optimize_before_ad(module, self.options.opt_level)
-        written = _written_arrays(module.get_function(compiled.function.name or ""),
-                                  compiled.arg_types)
+        written = _written_arrays(module.get_function(fname), param_types)
         acts: list[str] = []
         flat_acts: list[str] = []
         for i, t in enumerate(types):
@@ -269,7 +311,7 @@ class _GradCache:
                 # not needed (the gradient may skip computing them)
                 noneed = act == "dup" and i < len(dupnoneed) and dupnoneed[i]
                 flat_acts.append("dupnoneed" if noneed else act)
-                flat_acts.extend(["const"] * t.ndim)
+                flat_acts.extend(["const"] * t.extents)
             else:
                 assert isinstance(t, Scalar)
                 if active[i] and not t.is_float:
@@ -279,19 +321,22 @@ class _GradCache:
                 act = "out" if active[i] else "const"
                 acts.append(act)
                 flat_acts.append(act)
-        rt = compiled.return_type
+        # the slots of an array result: their primal values are not needed (the value comes
+        # from `jit`), their shadows are the cotangent
+        flat_acts += slot_activities(outputs, "dupnoneed")
+        rt = NONE if outputs else compiled.return_type
         ret_active = seeded_return and (
             (isinstance(rt, Scalar) and rt.is_float) or
             (isinstance(rt, Tuple) and any(x.is_float for x in rt.items)))
-        out, gname = gradient_module(module, compiled.function.name or "", flat_acts,
-                                     ret_active, opt_level=0, return_primal=return_primal)
+        out, gname = gradient_module(module, fname, flat_acts, ret_active, opt_level=0,
+                                     return_primal=return_primal and not outputs)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
         _only_export(out, gname)
         jm = backend.compile_ir(str(out), opt_level=self.options.opt_level)
         native = jm.function(gname)
-        return _Gradient(native, error_record(jm, session), types, acts, rt, return_primal,
-                         ret_active)
+        return _Gradient(native, error_record(jm, session), types, acts, rt,
+                         return_primal and not outputs, ret_active, outputs)
 
 
 def _flat_seed_wrapper(module: Module, gname: str) -> str:
@@ -338,25 +383,37 @@ def _flat_seed_wrapper(module: Module, gname: str) -> str:
 
 
 def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
-                  shadows: dict[int, np.ndarray]) -> tuple[Any, list[Any]]:
-    """Call the gradient; returns (primal or None, adjoints of the `out` arguments)."""
+                  shadows: dict[int, np.ndarray],
+                  slots: Sequence[tuple[np.ndarray, np.ndarray | None]] = ()
+                  ) -> tuple[Any, list[Any]]:
+    """Call the gradient; returns (primal or None, adjoints of the `out` arguments). `slots`:
+    for an array-returning f, one (output buffer, its shadow or None) per result item, C order,
+    of the result's shapes (the wrapper checks them)."""
+    if len(slots) != len(g.outputs):
+        raise EnzymePyError("internal error: output slots do not match the gradient")
     flat: list[Any] = []
     fast = g.native._out_type is None and _DATA_OFFSET is not None
     for i, (t, v, act) in enumerate(zip(g.types, args, g.activities, strict=True)):
         if isinstance(t, Array):
-            if not v.flags.c_contiguous:
+            if not t.strided and not v.flags.c_contiguous:
                 raise CallError(f"argument {i} is not C-contiguous; pass "
                                 "np.ascontiguousarray(...)")
-            flat.append(_data_pointer(v) if fast else v)
+            flat.append(_data_pointer(v) if fast or t.strided else v)
             if act == "dup":
                 sh = shadows[i]
-                if not (sh.flags.c_contiguous and sh.flags.writeable):
-                    raise CallError(f"the shadow of argument {i} must be a writable "
-                                    "C-contiguous array")
-                flat.append(_data_pointer(sh) if fast else sh)
-            flat.extend(v.shape)
+                if not sh.flags.writeable or sh.strides != v.strides:
+                    raise CallError(f"the shadow of argument {i} must be a writable array "
+                                    "with the strides of its primal")
+                flat.append(_data_pointer(sh) if fast or t.strided else sh)
+            flat.extend(abi_extents(t, v))
         else:
             flat.append(v)
+    for item, (buf, shadow) in zip(g.outputs, slots, strict=True):
+        flat.append(_data_pointer(buf))
+        if shadow is not None:
+            flat.append(_data_pointer(shadow))
+        if isinstance(item, Array):
+            flat.extend(buf.shape)
     if g.seeded:
         if isinstance(seed, tuple):
             flat.extend(seed)
@@ -377,6 +434,26 @@ def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
     return primal, results
 
 
+def shadow_like(v: np.ndarray) -> np.ndarray:
+    """A zeroed shadow with `v`'s strides (the gradient reads and writes it at the primal's
+    element offsets): `zeros_like` for a C-contiguous array, else a view into a zeroed
+    block spanning `v`'s elements."""
+    if v.flags.c_contiguous:
+        return np.zeros_like(v)
+    if v.size == 0:
+        return np.zeros(v.shape, v.dtype)
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(v.shape, v.strides, strict=True))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(v.shape, v.strides, strict=True))
+    block = np.zeros((hi - lo) // v.itemsize + 1, v.dtype)
+    start = block[-lo // v.itemsize:]
+    return np.lib.stride_tricks.as_strided(start, v.shape, v.strides)
+
+
+def gradient_of(shadow: np.ndarray) -> np.ndarray:
+    """What `grad` returns for an array argument: a C-contiguous copy of a strided shadow."""
+    return shadow if shadow.flags.c_contiguous else np.ascontiguousarray(shadow)
+
+
 def _norm_argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
@@ -389,7 +466,7 @@ def _scalar_return(g: _Gradient, fname: str) -> None:
     rt = g.return_type
     if not (isinstance(rt, Scalar) and rt.is_float):
         raise EnzymePyError(f"grad of {fname}() needs a function returning one float; it "
-                            f"returns {rt} (use vjp for tuples)")
+                            f"returns {rt} (use vjp or jacrev for tuples and arrays)")
 
 
 class GradFunction:
@@ -424,8 +501,8 @@ class GradFunction:
             if stub is not None and not alias:
                 self._stubs[tuple(map(arg_key, args))] = stub
         _scalar_return(g, name)
-        shadows = {i: np.zeros_like(v) for i, (v, act) in enumerate(zip(args, g.activities,
-                                                                         strict=True))
+        shadows = {i: shadow_like(v) for i, (v, act) in enumerate(zip(args, g.activities,
+                                                                        strict=True))
                    if act == "dup"}
         seed = 1.0
         primal, outs = _run_gradient(g, args, seed, shadows)
@@ -435,7 +512,7 @@ class GradFunction:
             if act == "out":
                 per_arg[i] = float(outs[k])
                 k += 1
-        grads = tuple(per_arg[i] if i in per_arg else shadows[i] for i in nums)
+        grads = tuple(per_arg[i] if i in per_arg else gradient_of(shadows[i]) for i in nums)
         result = grads[0] if isinstance(self.argnums, int) else grads
         return (primal, result) if self.with_value else result
 
@@ -463,34 +540,67 @@ def value_and_grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, 
 
 def vjp(f: Callable, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """`(f(*args), vjp_fn)` where `vjp_fn(cotangent)` gives one cotangent per argument
-    (None for integer arguments), like `jax.vjp`."""
-    cache = _GradCache(f, Options())
+    (None for integer arguments), like `jax.vjp`. The value may be a float, an array, or a
+    tuple of them; the cotangent has its structure (arrays of its shapes).
+
+    Example::
+
+        def layer(W, x):
+            return np.tanh(W @ x)
+
+        y, pullback = vjp(layer, W, x)
+        dW, dx = pullback(np.ones_like(y))
+    """
+    cache = grad_cache_of(f)
     active = tuple(isinstance(v, float) or (isinstance(v, np.ndarray) and v.dtype.kind == "f")
                    for v in args)
+    if carries_arrays(cache.result_type(args)):
+        from enzyme_py.api_arrays import array_vjp
+
+        return array_vjp(cache, args, active)
     g = cache.get(args, active, True)
-    primal, _ = _run_gradient(g, [np.copy(a) if isinstance(a, np.ndarray) else a
-                                  for a in args],
-                              _zero_seed(g.return_type),
-                              {i: np.zeros_like(v) for i, v in enumerate(args)
+    work = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    primal, _ = _run_gradient(g, work, _zero_seed(g.return_type),
+                              {i: shadow_like(work[i]) for i in range(len(args))
                                if g.activities[i] == "dup"})
 
     def vjp_fn(ct: Any) -> tuple[Any, ...]:
-        shadows = {i: np.zeros_like(v) for i, v in enumerate(args) if g.activities[i] == "dup"}
         work = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+        shadows = {i: shadow_like(work[i]) for i in range(len(args))
+                   if g.activities[i] == "dup"}
         _, outs = _run_gradient(g, work, ct, shadows)
-        res: list[Any] = []
-        k = 0
-        for i, act in enumerate(g.activities):
-            if act == "out":
-                res.append(float(outs[k]))
-                k += 1
-            elif act == "dup" and active[i]:
-                res.append(shadows[i])
-            else:
-                res.append(None)
-        return tuple(res)
+        return argument_cotangents(g, active, outs, shadows)
 
     return primal, vjp_fn
+
+
+def argument_cotangents(g: _Gradient, active: Sequence[bool], outs: Sequence[Any],
+                        shadows: dict[int, np.ndarray]) -> tuple[Any, ...]:
+    """One cotangent per argument after a gradient call: a float, a C-contiguous array, or
+    None (an argument not differentiated)."""
+    res: list[Any] = []
+    k = 0
+    for i, act in enumerate(g.activities):
+        if act == "out":
+            res.append(float(outs[k]))
+            k += 1
+        elif act == "dup" and active[i]:
+            res.append(gradient_of(shadows[i]))
+        else:
+            res.append(None)
+    return tuple(res)
+
+
+def grad_cache_of(f: Callable) -> _GradCache:
+    """The gradients of `f` compiled so far (kept on `f`, shared by `vjp` and `autodiff`)."""
+    cache = getattr(f, "_enzyme_autodiff_cache", None)
+    if cache is None:
+        cache = _GradCache(f, Options())
+        try:
+            f._enzyme_autodiff_cache = cache  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return cache
 
 
 def _zero_seed(t: FType) -> Any:
@@ -560,13 +670,7 @@ def autodiff(f: Callable, *args: Any, seed: float = 1.0) -> tuple[float, ...]:
         x, dx = np.array([1.0, 2.0]), np.zeros(2)
         (da,) = autodiff(f, Duplicated(x, dx), Active(3.0), Const(5))
     """
-    cache = getattr(f, "_enzyme_autodiff_cache", None)
-    if cache is None:
-        cache = _GradCache(f, Options())
-        try:
-            f._enzyme_autodiff_cache = cache  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
+    cache = grad_cache_of(f)
     values, active, shadows = [], [], {}
     for i, a in enumerate(args):
         if isinstance(a, Duplicated):
@@ -615,7 +719,7 @@ def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequen
     for i, t in enumerate(types):
         if isinstance(t, Array):
             acts.append("dup" if i in nums else "const")
-            acts.extend(["const"] * t.ndim)
+            acts.extend(["const"] * t.extents)
         else:
             acts.append("out" if i in nums and isinstance(t, Scalar) and t.is_float else "const")
     rt = compiled.return_type

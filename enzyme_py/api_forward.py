@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from enzyme_py import backend
-from enzyme_py.api import Options, _build, _params, optimize_before_ad
+from enzyme_py.api import Options, _build, _params, grad_cache_of, optimize_before_ad
+from enzyme_py.array_results import carries_arrays
 from enzyme_py.calling import arg_key, arg_types, convert_result
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Scalar
@@ -41,7 +42,9 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     from enzyme_py.ad.forward import forward_module
 
     name = getattr(f, "__name__", "f")
-    types = arg_types(name, _params(f), args)
+    # every entry point here copies its arrays C-contiguous first (`_c_copy`)
+    types = tuple(t.value if isinstance(t, Array) else t
+                  for t in arg_types(name, _params(f), args))
     module, compiled, session = _build(f, types, Options(), True)
     module = optimize_before_ad(module, 2)
     rt = compiled.return_type
@@ -83,6 +86,19 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     return jm.function(dname), types
 
 
+def _returns_arrays(f: Callable, args: Sequence[Any]) -> bool:
+    return carries_arrays(grad_cache_of(f).result_type(args))
+
+
+def _c_copy(v: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy (the forward entry points never modify the caller's arrays)."""
+    return np.array(v, order="C")
+
+
+def _c_zeros(v: np.ndarray) -> np.ndarray:
+    return np.zeros(v.shape, v.dtype)
+
+
 def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """`(f(*primals), directional derivative along tangents)`, like `jax.jvp`.
 
@@ -97,12 +113,16 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
     """
     if len(primals) != len(tangents):
         raise CallError("jvp: primals and tangents must have the same length")
+    if _returns_arrays(f, primals):
+        from enzyme_py.api_arrays import array_jvp
+
+        return array_jvp(f, primals, tangents)
     native, types = _forward_native(f, primals, with_gradient=False)
     flat: list[Any] = []
     arrays: list[tuple[np.ndarray, np.ndarray | None]] = []
     for t, v, dv in zip(types, primals, tangents, strict=True):
         if isinstance(t, Array):
-            work = np.array(v)
+            work = _c_copy(v)
             if not t.elem.is_float:
                 flat += [work, *v.shape]
                 arrays.append((work, None))
@@ -131,12 +151,12 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     second: list[Any] = []
     for t, v, dv in zip(types, primals, tangents, strict=True):
         if isinstance(t, Array) and not t.elem.is_float:
-            flat += [np.array(v), *v.shape]
+            flat += [_c_copy(v), *v.shape]
             second.append(None)
         elif isinstance(t, Array):
-            shadow_t = np.zeros_like(v)
-            flat += [np.array(v), np.ascontiguousarray(dv, dtype=v.dtype).copy(),
-                     np.zeros_like(v), shadow_t, *v.shape]
+            shadow_t = _c_zeros(v)
+            flat += [_c_copy(v), np.ascontiguousarray(dv, dtype=v.dtype).copy(),
+                     _c_zeros(v), shadow_t, *v.shape]
             second.append(shadow_t)
         elif t.is_float:
             flat += [float(v), float(dv)]
@@ -211,7 +231,7 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
 
     def h(*args: Any) -> Any:
         x = args[argnum]
-        base = [np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0 for a in args]
+        base = [_c_zeros(a) if isinstance(a, np.ndarray) else 0.0 for a in args]
         if not isinstance(x, np.ndarray):
             tangents = list(base)
             tangents[argnum] = 1.0
@@ -222,8 +242,8 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
         width = max(1, min(HESSIAN_WIDTH, n))
         native = _hessian_native(f, args, argnum, width)
         out = np.zeros((n, n), dtype=x.dtype)
-        directions = [np.zeros_like(x) for _ in range(width)]
-        columns = [np.zeros_like(x) for _ in range(width)]
+        directions = [_c_zeros(x) for _ in range(width)]
+        columns = [_c_zeros(x) for _ in range(width)]
         for start in range(0, n, width):
             flat: list[Any] = []
             for k, a in enumerate(args):
@@ -234,9 +254,9 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
                             d.flat[start + j] = 1.0
                     for c in columns:
                         c.fill(0.0)
-                    flat += [np.array(a), *directions, np.zeros_like(a), *columns, *a.shape]
+                    flat += [_c_copy(a), *directions, _c_zeros(a), *columns, *a.shape]
                 elif isinstance(a, np.ndarray):
-                    flat += [np.array(a), *a.shape]
+                    flat += [_c_copy(a), *a.shape]
                 else:
                     flat.append(a)
             flat.append(1.0)
@@ -249,12 +269,18 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
 
 
 def jacfwd(f: Callable, argnum: int = 0) -> Callable[..., Any]:
-    """The Jacobian of scalar-valued `f` with respect to argument `argnum`, one forward-mode
-    sweep per input direction (like `jax.jacfwd` for a scalar output: the gradient's shape)."""
+    """The Jacobian of `f` with respect to argument `argnum`, one forward-mode sweep per input
+    direction, like `jax.jacfwd`: the gradient's shape for a float result; for an array result
+    of shape `S` and an argument of shape `A`, shape `S + A` (a tuple of those for a tuple
+    result)."""
 
     def jac(*args: Any) -> Any:
+        if _returns_arrays(f, args):
+            from enzyme_py.api_arrays import array_jacfwd
+
+            return array_jacfwd(f, args, argnum)
         x = args[argnum]
-        zeros = [np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0 for a in args]
+        zeros = [_c_zeros(a) if isinstance(a, np.ndarray) else 0.0 for a in args]
         if not isinstance(x, np.ndarray):
             t = list(zeros)
             t[argnum] = 1.0
@@ -262,7 +288,7 @@ def jacfwd(f: Callable, argnum: int = 0) -> Callable[..., Any]:
         out = np.empty(x.size)
         for j in range(x.size):
             t = list(zeros)
-            e = np.zeros_like(x)
+            e = _c_zeros(x)
             e.flat[j] = 1.0
             t[argnum] = e
             out[j] = jvp(f, args, t)[1]
@@ -273,10 +299,16 @@ def jacfwd(f: Callable, argnum: int = 0) -> Callable[..., Any]:
 
 def jacrev(f: Callable, argnum: int = 0) -> Callable[..., Any]:
     """The Jacobian of `f` with respect to argument `argnum` by reverse mode: the gradient for a
-    scalar output, one row per output (via `vjp`) for a tuple of outputs."""
+    scalar output, one row per output (via `vjp`) for a tuple of floats (stacked); for an array
+    result of shape `S` and an argument of shape `A`, shape `S + A` like `jax.jacrev` (a tuple
+    of those for a tuple holding arrays)."""
     from enzyme_py.api import vjp
 
     def jac(*args: Any) -> Any:
+        if _returns_arrays(f, args):
+            from enzyme_py.api_arrays import array_jacrev
+
+            return array_jacrev(f, args, argnum)
         value, pullback = vjp(f, *args)
         if not isinstance(value, tuple):
             return pullback(1.0)[argnum]

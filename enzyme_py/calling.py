@@ -1,14 +1,18 @@
 """Calling compiled Python-subset functions: argument flattening, specialization keys, errors.
 
 Invariants: the specialization key of a call is a tuple computed from the argument types alone
-(a dict hit on the fast path); arrays must be C-contiguous and of a supported dtype, checked
-before native code runs; after every call the module's error record is read and turned into an
-`IndexError`/`ValueError` naming the source line, so bad indices never go unnoticed.
+(a dict hit on the fast path): dtype, rank and whether an array is C-contiguous (a
+non-contiguous array is passed with its strides, never copied); arrays must be of a supported
+dtype, checked before native code runs; after every call the module's error record is read and
+turned into an `IndexError`/`ValueError` naming the source line, so bad indices never go
+unnoticed. An array result is a heap block the compiled code hands over: it becomes the
+returned ndarray's memory, freed when that array is collected.
 """
 
 from __future__ import annotations
 
 import ctypes
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,15 +21,16 @@ import numpy as np
 
 from enzyme_py.errors import CallError
 from enzyme_py.frontend import CompileSession, ErrorSite, FType, Scalar, type_of_value
-from enzyme_py.frontend.ftypes import Array
+from enzyme_py.frontend.ftypes import Array, Tuple, abi_extents, element_strides
 
 _NDARRAY = np.ndarray
 
 
 def arg_key(v: Any) -> Any:
-    """What selects a specialization: the Python type, plus dtype and rank for arrays."""
-    if type(v) is _NDARRAY:
-        return (v.dtype, v.ndim)
+    """What selects a specialization: the Python type, plus dtype, rank and layout for
+    arrays (of any ndarray subclass: a subclass shares the key of its dtype and layout)."""
+    if isinstance(v, _NDARRAY):
+        return (v.dtype, v.ndim, v.flags.c_contiguous)
     return type(v)
 
 
@@ -40,10 +45,11 @@ def arg_types(fname: str, params: Sequence[str], args: Sequence[Any]) -> tuple[F
             raise CallError(f"{fname}(): argument {i} ('{name}') is {what}; supported: float, "
                             "int, bool, and numpy arrays of float64, float32, int64, int32 with "
                             "at least one dimension")
-        if isinstance(v, np.ndarray) and not v.flags.c_contiguous:
-            raise CallError(f"{fname}(): argument {i} ('{name}') is not C-contiguous; pass "
-                            "np.ascontiguousarray(...) (results written into it would "
-                            "otherwise be lost)")
+        if isinstance(v, np.ndarray) and not v.flags.c_contiguous and \
+                element_strides(v) is None:
+            raise CallError(f"{fname}(): argument {i} ('{name}') has strides {v.strides} that "
+                            f"are not whole multiples of its item size {v.itemsize}; pass "
+                            "np.ascontiguousarray(...)")
         out.append(t)
     return tuple(out)
 
@@ -53,21 +59,70 @@ def flatten(types: Sequence[FType], args: Sequence[Any]) -> list[Any]:
     flat: list[Any] = []
     for t, v in zip(types, args, strict=True):
         if isinstance(t, Array):
-            flat.append(v)
-            flat.extend(v.shape)
+            flat.append(_data_address(v) if t.strided else v)
+            flat.extend(abi_extents(t, v))
         else:
             flat.append(v)
     return flat
 
 
+def _data_address(v: np.ndarray) -> int:
+    return v.__array_interface__["data"][0]
+
+
 def convert_result(t: FType, r: Any) -> Any:
+    """A native result as Python values: `r` is a number, or the tuple of a struct's fields
+    (arrays take a pointer and their extents)."""
     if isinstance(t, Scalar):
         if t.name == "bool":
             return bool(r)
         return float(r) if t.is_float else int(r)
-    if t.__class__.__name__ == "Tuple":
-        return tuple(convert_result(i, x) for i, x in zip(t.items, r, strict=True))  # type: ignore
+    if isinstance(t, Array):
+        return adopt_array(t, r[0], r[1:])
+    if isinstance(t, Tuple):
+        out = []
+        k = 0
+        for item in t.items:
+            if isinstance(item, Array):
+                out.append(adopt_array(item, r[k], r[k + 1:k + 1 + item.ndim]))
+                k += 1 + item.ndim
+            else:
+                out.append(convert_result(item, r[k]))
+                k += 1
+        return tuple(out)
     return None
+
+
+def result_is_struct(t: FType) -> bool:
+    return isinstance(t, Array | Tuple)
+
+
+_LIBC: Any = None
+
+
+def _free_function() -> Any:
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None)
+        _LIBC.free.argtypes = [ctypes.c_void_p]
+        _LIBC.free.restype = None
+    return _LIBC.free
+
+
+def adopt_array(t: Array, address: int | None, dims: Sequence[int]) -> np.ndarray:
+    """The ndarray over a heap block `address` that compiled code returned (C order, extents
+    `dims`): no copy; the block is freed when the array and its views are collected."""
+    shape = tuple(int(d) for d in dims)
+    dtype = t.elem.dtype
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    free = _free_function()
+    if not address or nbytes == 0:
+        if address:
+            free(address)
+        return np.zeros(shape, dtype)
+    block = (ctypes.c_char * nbytes).from_address(address)
+    weakref.finalize(block, free, address)
+    return np.frombuffer(block, dtype).reshape(shape)
 
 
 @dataclass
@@ -97,7 +152,25 @@ class ErrorRecord:
             raise ValueError(f"matrix dimensions do not match: inner sizes {index} and "
                              f"{extent}\n  at {where}")
         if site.what == "array size":
-            raise ValueError(f"negative array size {index}\n  at {where}")
+            if index < 0:
+                raise ValueError(f"negative array size {index}\n  at {where}")
+            raise MemoryError(f"array of {index} elements is too large\n  at {where}")
+        if site.what == "allocation":
+            raise MemoryError(f"cannot allocate {index} bytes\n  at {where}")
+        if site.what == "broadcast":
+            raise ValueError(f"operands could not be broadcast together: extents {index} and "
+                             f"{extent} on axis -{site.axis + 1}\n  at {where}")
+        if site.what == "slice step":
+            raise ValueError(f"slice step cannot be zero\n  at {where}")
+        if site.what == "reshape size":
+            raise ValueError(f"cannot reshape an array of size {index} into a shape of size "
+                             f"{extent}\n  at {where}")
+        if site.what == "reshape layout":
+            raise ValueError(f"cannot reshape a non-contiguous view without copying (use "
+                             f"np.reshape(x.copy(), ...))\n  at {where}")
+        if site.what == "shape mismatch":
+            raise ValueError(f"shapes do not match: extents {index} and {extent} on axis "
+                             f"{site.axis}\n  at {where}")
         if site.what == "range step":
             raise ValueError(f"range() arg 3 must not be zero\n  at {where}")
         raise RuntimeError(f"{site.what} failed ({index}, {extent})\n  at {where}")
@@ -115,9 +188,16 @@ def overlapping_arrays(args: Sequence[Any]) -> bool:
 
     spans = []
     for v in args:
-        if type(v) is _NDARRAY:
+        if isinstance(v, _NDARRAY) and v.size:
             start = _data_pointer(v)
-            spans.append((start, start + v.nbytes))
+            if v.flags.c_contiguous:
+                spans.append((start, start + v.nbytes))
+            else:  # a strided view spans from its lowest to its highest element
+                lo = sum(min(0, (n - 1) * st) for n, st in zip(v.shape, v.strides,
+                                                                 strict=True))
+                hi = sum(max(0, (n - 1) * st) for n, st in zip(v.shape, v.strides,
+                                                                 strict=True))
+                spans.append((start + lo, start + hi + v.itemsize))
     if len(spans) < 2:
         return False
     spans.sort()
@@ -138,8 +218,9 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
     """
     from enzyme_py.backend import _DATA_OFFSET
 
-    if native._out_type is not None or _DATA_OFFSET is None:
-        return _generic_stub(native, types, ret, errors)
+    strided = any(isinstance(t, Array) and t.strided for t in types)
+    if native._out_type is not None or _DATA_OFFSET is None or strided:
+        return _generic_stub(native, types, ret, errors, noalias)
     names = [f"a{k}" for k in range(len(types))]
     lines = [f"def stub({', '.join(names)}):"]
     call: list[str] = []
@@ -188,8 +269,12 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
 
 
 def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
-                  errors: ErrorRecord | None) -> Any:
+                  errors: ErrorRecord | None, noalias: bool = False) -> Any:
+    check_overlap = noalias and sum(isinstance(t, Array) for t in types) > 1
+
     def stub(*args: Any) -> Any:
+        if check_overlap and overlapping_arrays(args):
+            raise _Overlap
         r = native(*flatten(types, args))
         if errors is not None:
             errors.check()
@@ -207,7 +292,7 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool,
     native = g.native
     outs = [i for i, act in enumerate(g.activities) if act == "out"]
     if native._out_type is not None or _DATA_OFFSET is None or len(outs) > 1 or \
-            g.return_primal:
+            g.return_primal or any(isinstance(t, Array) and t.strided for t in g.types):
         return None
     names = [f"a{k}" for k in range(len(g.types))]
     lines = [f"def stub({', '.join(names)}):"]

@@ -362,9 +362,13 @@ class ReverseTransform:
         for inst in list(self.work.instructions()):
             if not (isinstance(inst, I.Call) and inst.callee_name in DEALLOCATION_FUNCTIONS):
                 continue
-            objs = underlying(inst.args[0])
-            if objs and all(isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS
-                            for o in objs):
+            objs = underlying(inst.args[0])  # nulls point nowhere: free(NULL) does nothing
+            if not objs:
+                assert inst.parent is not None
+                inst.parent.remove(inst)
+                continue
+            if all(isinstance(o, I.Call) and o.callee_name in ALLOCATION_FUNCTIONS
+                   for o in objs):
                 assert inst.parent is not None
                 inst.parent.remove(inst)
                 for o in objs:
@@ -633,3 +637,4 @@ def _name_blocks(src: Function, dst: Function) -> None:
     for s, d in zip(src.blocks, dst.blocks, strict=True):
         if not s.name:
             d.name = "bb" + slots.block_label(s)
+

@@ -21,10 +21,13 @@ __all__ = ["Array", "Compiled", "CompileSession", "ErrorSite", "FType", "Fronten
 
 
 def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
-                   bounds_check: bool = True) -> tuple[Module, Compiled, CompileSession]:
-    """Compile `pyfunc` for `arg_types` into a fresh module (verified)."""
+                   bounds_check: bool = True, noalias: bool = True
+                   ) -> tuple[Module, Compiled, CompileSession]:
+    """Compile `pyfunc` for `arg_types` into a fresh module (verified). With `noalias`, the
+    caller promises that no two array arguments overlap."""
     name = getattr(pyfunc, "__name__", "f")
-    session = CompileSession(Module(f"enzyme_py:{name}"), bounds_check=bounds_check)
+    session = CompileSession(Module(f"enzyme_py:{name}"), bounds_check=bounds_check,
+                             noalias=noalias)
     compiled = session.compile(pyfunc, arg_types)
     if isinstance(pyfunc, CustomRule):  # the rule applies to calls: call it from an entry
         compiled = _entry_calling(session, name, compiled)

@@ -10,8 +10,11 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
+from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
-from enzyme_py.frontend.ftypes import BOOL, F64, I64, Array, FType, Scalar, Tuple
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.arrays.elementwise import lift
+from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tuple
 from enzyme_py.frontend.values import AVal, SVal, const, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
@@ -22,13 +25,47 @@ if TYPE_CHECKING:
 
 
 def compile_call(c: FunctionCompiler, e: ast.Call) -> Any:
-    fn = c.typer.resolve_global(e.func)
     t = c.typer.expr_type(e)  # validates the call and gives the result type
-    b = c.b
-    module = c.fn.parent
+    entry, receiver = c.typer._array_entry(e)
+    if entry is not None:
+        return _registered_call(c, e, entry, receiver, t)
+    fn = c.typer.resolve_global(e.func)
     if fn in B.ARRAY_CTORS:
         return _array_ctor(c, e, fn, t)
     args = [c.expr(a) for a in e.args]
+    if isinstance(t, Array) and any(L.is_array(a) for a in args) and not _is_user(fn):
+        return lift(c, args, t.elem, lambda vals: _scalar_call(c, e, fn, vals, t.elem), e)
+    if not _is_user(fn):
+        return _scalar_call(c, e, fn, args, t)
+    return _user_call(c, e, fn, args, t)
+
+
+def _is_user(fn: object) -> bool:
+    return isinstance(fn, CustomRule) or callable(fn) and hasattr(fn, "__code__")
+
+
+def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast.expr | None,
+                     t: FType | None) -> Any:
+    from enzyme_py.frontend.arrays.registry import EmitCall
+
+    nodes = ([receiver] if receiver is not None else []) + list(e.args)
+    args = [_literal(c, n) if entry.lists else c.expr(n) for n in nodes]
+    keywords = {k.arg: k.value for k in e.keywords if k.arg is not None}
+    return entry.emit(EmitCall(c, e, args, nodes, keywords, t))
+
+
+def _literal(c: FunctionCompiler, e: ast.expr) -> Any:
+    """List and tuple literals as Python lists of compiled items (nested)."""
+    if isinstance(e, ast.List | ast.Tuple):
+        return [_literal(c, x) for x in e.elts]
+    return c.expr(e)
+
+
+def _scalar_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
+                 t: FType | None) -> Any:
+    """A call of a known function on numbers (also the element rule of its array form)."""
+    b = c.b
+    module = c.fn.parent
     if fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH:
         return _math(c, e, fn, args, t)
     if fn in B.ABS:
@@ -55,16 +92,11 @@ def compile_call(c: FunctionCompiler, e: ast.Call) -> Any:
         assert isinstance(t, Scalar)
         return convert(b, _scalar_arg(c, e, args, 0), t)
     if fn in B.LEN:
-        if len(args) != 1 or not isinstance(args[0], AVal):
+        if len(args) != 1 or not L.is_array(args[0]):
             raise c.src.error(e, "len() needs an array")
         return SVal(I64, args[0].dims[0])
-    if fn in B.SUM:
-        if len(args) != 1 or e.keywords:
-            raise c.src.error(e, "np.sum(a) of a whole array is supported (no axis)")
-        return c.reduce_sum(args[0])
-    if fn in B.DOT:
-        return c.dot(args[0], args[1], e)
-    return _user_call(c, e, fn, args, t)
+    raise c.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not supported",
+                      B.SUPPORTED_CALLS)
 
 
 def _scalar_arg(c: FunctionCompiler, e: ast.Call, args: list, k: int) -> SVal:
@@ -137,21 +169,58 @@ def _user_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
     arg_types: list[FType] = []
     flat: list[Value] = []
     for a in args:
-        if isinstance(a, AVal):
-            arg_types.append(a.type)
-            flat.append(a.ptr)
-            flat.extend(a.dims)
+        if L.is_array(a):
+            view = L.materialize(c, a, e)
+            strided = not view.contiguous
+            if strided and isinstance(fn, CustomRule):
+                raise c.src.error(e, "a function with a custom rule takes C-contiguous "
+                                  "arrays; this argument is a view",
+                                  "pass x.copy() or an array argument as it came")
+            arg_types.append(Array(view.type.elem, view.type.ndim, strided))
+            flat.append(view.ptr)
+            flat.extend(view.dims)
+            if strided:
+                flat.extend(view.strides)
         elif isinstance(a, SVal) and not isinstance(a.type, Tuple):
-            ty = I64 if a.type == BOOL else a.type
             arg_types.append(a.type)
             flat.append(a.v)
-            del ty
         else:
             raise c.src.error(e, "tuples cannot be passed to functions")
     callee = c.session.function_for(fn, tuple(arg_types))
     result = c.b.call(callee, flat)
     if isinstance(t, Scalar):
         return SVal(t, result)
+    if isinstance(t, Array | Tuple) and _has_array(t):
+        items = _unpack_result(c, result, t)
+        return items[0] if isinstance(t, Array) else items
     if isinstance(t, Tuple):
         return SVal(t, result)  # type: ignore[arg-type]
     return const(I64, 0)
+
+
+def _has_array(t: FType) -> bool:
+    return isinstance(t, Array) or isinstance(t, Tuple) and any(
+        isinstance(i, Array) for i in t.items)
+
+
+def _unpack_result(c: FunctionCompiler, result: Value, t: FType) -> list[Any]:
+    """A callee's flat result struct as values; its arrays are fresh temporaries here."""
+    from enzyme_py.frontend.values import c_strides
+
+    b = c.b
+    items = [t] if isinstance(t, Array) else list(t.items)  # type: ignore[union-attr]
+    out: list[Any] = []
+    k = 0
+    for it in items:
+        if isinstance(it, Array):
+            ptr = b.extractvalue(result, [k])
+            dims = [b.extractvalue(result, [k + 1 + d]) for d in range(it.ndim)]
+            k += 1 + it.ndim
+            if c.heap.levels:
+                c.heap.levels[-1].append(ptr)
+            out.append(AVal(it.value, ptr, dims, c_strides(b, dims), True, ("temp", ptr),
+                            ptr))
+        else:
+            out.append(SVal(it, b.extractvalue(result, [k])))
+            k += 1
+    return out

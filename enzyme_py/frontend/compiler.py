@@ -4,8 +4,10 @@ A session compiles one entry function for one argument signature, plus every Pyt
 it calls (each specialized on its own argument types, recursion allowed) into one module.
 
 ABI of a compiled function: each scalar argument as its IR type; each array argument as a data
-pointer followed by one i64 extent per dimension (C order). Results: a scalar, a struct for a
-tuple, or void.
+pointer followed by one i64 extent per dimension (C order) and, for a `strided` array type,
+one i64 stride per dimension (in elements). Results: a scalar; an array as a struct
+`{ptr, i64 extents...}` of a fresh C-contiguous heap block the caller frees; a flat struct
+of the items' fields for a tuple; or void.
 
 Invariants: locals live in entry-block allocas (SROA makes them SSA); every function has one
 `ret`, in its `exit` block; with bounds checks on, an out-of-range index records
@@ -23,11 +25,14 @@ from dataclasses import dataclass, field
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import versioning
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.arrays import writes
+from enzyme_py.frontend.arrays.heap import Heap
 from enzyme_py.frontend.errors import FrontendError, SourceInfo
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
 from enzyme_py.frontend.typing import Typer
-from enzyme_py.frontend.values import AVal, SVal, convert
+from enzyme_py.frontend.values import AVal, SVal, c_strides, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
@@ -60,6 +65,7 @@ class Compiled:
 class CompileSession:
     module: Module
     bounds_check: bool = True
+    noalias: bool = True  # array arguments are promised not to overlap (see `arrays.writes`)
     compiled: dict[tuple[object, tuple[FType, ...]], Compiled] = field(default_factory=dict)
     in_progress: dict[tuple[object, tuple[FType, ...]], Function] = field(default_factory=dict)
     return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
@@ -191,6 +197,8 @@ def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Ty
         if isinstance(t, Array):
             out.append((T.PTR, n))
             out.extend((T.I64, f"{n}.shape{k}") for k in range(t.ndim))
+            if t.strided:
+                out.extend((T.I64, f"{n}.stride{k}") for k in range(t.ndim))
         elif isinstance(t, Scalar):
             out.append((t.ir, n))
         else:
@@ -201,9 +209,30 @@ def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Ty
 def ir_return(t: FType) -> T.Type:
     if isinstance(t, Scalar):
         return t.ir
-    if isinstance(t, Tuple):
-        return t.ir
+    if isinstance(t, Array | Tuple):
+        return T.StructType(tuple(result_fields(t)))
     return T.VOID
+
+
+def result_fields(t: FType) -> list[T.Type]:
+    """The flat fields of a result: a scalar's type; an array's pointer and extents."""
+    if isinstance(t, Scalar):
+        return [t.ir]
+    if isinstance(t, Array):
+        return [T.PTR, *([T.I64] * t.ndim)]
+    assert isinstance(t, Tuple)
+    return [f for item in t.items for f in result_fields(item)]
+
+
+@dataclass
+class ArrayVar:
+    """The allocas of an array variable: its view, and the buffer it owns (None: shared)."""
+
+    type: Array
+    ptr: Value
+    dims: list[Value]
+    strides: list[Value]
+    owner: Value | None
 
 
 class FunctionCompiler(ExpressionCompiler):
@@ -219,6 +248,7 @@ class FunctionCompiler(ExpressionCompiler):
         self.vars: dict[str, object] = {}
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
         self.unchecked: set[int] = set()  # subscripts proven in bounds (see `versioning`)
+        self.heap = Heap(self)
 
     def compile(self) -> Compiled:
         key = (self.pyfunc, self.arg_types)
@@ -262,7 +292,10 @@ class FunctionCompiler(ExpressionCompiler):
             if isinstance(t, Array):
                 ptr = next(args)
                 dims = [next(args) for _ in range(t.ndim)]
-                self.store_var(n, AVal(t, ptr, list(dims)))
+                strides = [next(args) for _ in range(t.ndim)] if t.strided else \
+                    c_strides(self.b, dims)
+                self.store_var(n, AVal(t.value, ptr, dims, strides, not t.strided,
+                                       ("param", n)), initial=True)
             else:
                 assert isinstance(t, Scalar)
                 self.store_var(n, SVal(t, next(args)))
@@ -276,6 +309,7 @@ class FunctionCompiler(ExpressionCompiler):
         self.alloca_at.br(body)
         fn.blocks.append(self.exit)
         eb = Builder(self.exit)
+        self.heap.exit_frees(eb)
         if self.ret_slot is None:
             eb.ret()
         else:
@@ -284,36 +318,77 @@ class FunctionCompiler(ExpressionCompiler):
 
     def _make_var(self, name: str, t: FType) -> object:
         if isinstance(t, Array):
-            ptr = self.alloca_at.alloca(T.PTR, name=name)
-            dims = [self.alloca_at.alloca(T.I64, name=f"{name}.shape{k}") for k in range(t.ndim)]
-            return (t, ptr, dims)
+            a = self.alloca_at
+            ptr = a.alloca(T.PTR, name=name)
+            dims = [a.alloca(T.I64, name=f"{name}.shape{k}") for k in range(t.ndim)]
+            strides = [a.alloca(T.I64, name=f"{name}.stride{k}") for k in range(t.ndim)]
+            # a parameter never rebound owns nothing; a shared variable keeps slots per binding
+            owner = None if name in self.typer.shared or name in self.typer.fixed_params \
+                else self.heap.new_slot(f"{name}.owner")
+            return ArrayVar(t.value, ptr, dims, strides, owner)
         if isinstance(t, Scalar):
             return (t, self.alloca_at.alloca(t.ir, name=name))
         raise self.src.error(self.fdef, f"variable '{name}' would hold {t}",
                              "numbers and arrays in variables")
 
-    def store_var(self, name: str, val: SVal | AVal, node: ast.AST | None = None) -> None:
+    def store_var(self, name: str, val: object, node: ast.AST | None = None,
+                  initial: bool = False) -> None:
         var = self.vars[name]
-        t = var[0]  # type: ignore[index]
-        if isinstance(val, AVal):
-            if t != val.type:
-                raise self.src.error(node, f"'{name}' is {t}, cannot assign {val.type}")
-            _, ptr, dims = var  # type: ignore[misc]
-            self.b.store(val.ptr, ptr)
-            for d, slot in zip(val.dims, dims, strict=True):
-                self.b.store(d, slot)
+        if isinstance(var, ArrayVar):
+            self._bind_array(name, var, val, node, initial)
             return
+        t = var[0]  # type: ignore[index]
         if not isinstance(t, Scalar):
             raise self.src.error(node, f"'{name}' is {t}, cannot assign a number")
         self.b.store(convert(self.b, val, t).v, var[1])  # type: ignore[index]
 
+    def _bind_array(self, name: str, var: ArrayVar, val: object, node: ast.AST | None,
+                    initial: bool = False) -> None:
+        """`name = val` for an array variable: views bind as they are, lazies are computed
+        into a buffer the variable then owns (see `arrays.heap`)."""
+        if not L.is_array(val):
+            raise self.src.error(node, f"'{name}' is {var.type}, cannot assign a number")
+        assert isinstance(val, AVal | L.Lazy)
+        if not var.type.same_values(val.type):
+            raise self.src.error(node, f"'{name}' is {var.type}, cannot assign {val.type}")
+        view = L.materialize(self, val, node or self.fdef)
+        if initial:
+            own = False
+        else:
+            own = view.base is not None and self.heap.claim(view.base)
+        if initial:
+            pass
+        elif var.owner is not None:
+            if own:
+                self.heap.rebind(var.owner, view.base)
+            elif view.root != ("var", name):  # a view of other memory: the old buffer goes
+                self.heap.rebind(var.owner, None)
+        elif own:  # a shared variable keeps every buffer bound to it until the exit
+            if self.loops:
+                raise self.src.error(node, f"'{name}' is also reached through another "
+                                     "array variable (an alias or a view), so an array made "
+                                     "inside a loop cannot be bound to it",
+                                     f"update it in place ({name}[...] = ...) or bind the "
+                                     "new array to a name that no other array aliases")
+            slot = self.heap.new_slot(f"{name}.buffer")
+            self.b.store(view.base, slot)  # type: ignore[arg-type]
+        self.b.store(view.ptr, var.ptr)
+        for d, slot in zip(view.dims, var.dims, strict=True):
+            self.b.store(d, slot)
+        for s_, slot in zip(view.strides, var.strides, strict=True):
+            self.b.store(s_, slot)
+
     def load_var(self, name: str) -> SVal | AVal:
         var = self.vars[name]
+        if isinstance(var, ArrayVar):
+            b = self.b
+            root = ("any", None) if name in self.typer.shared else \
+                ("param", name) if name in self.typer.fixed_params else ("var", name)
+            return AVal(var.type, b.load(T.PTR, var.ptr, name=name),
+                        [b.load(T.I64, d) for d in var.dims],
+                        [b.load(T.I64, s) for s in var.strides],
+                        name in self.typer.contiguous_vars, root)
         t = var[0]  # type: ignore[index]
-        if isinstance(t, Array):
-            _, ptr, dims = var  # type: ignore[misc]
-            return AVal(t, self.b.load(T.PTR, ptr, name=name),
-                        [self.b.load(T.I64, d) for d in dims])
         return SVal(t, self.b.load(t.ir, var[1], name=name))  # type: ignore[index]
 
     def terminated(self) -> bool:
@@ -337,7 +412,11 @@ class FunctionCompiler(ExpressionCompiler):
             raise self.src.error(s, f"'{type(s).__name__}' statements are not supported",
                                  "assignments, if/elif/else, for ... in range, while, break, "
                                  "continue, return, pass, expression calls")
-        method(s)
+        self.heap.begin_statement()
+        try:
+            method(s)
+        finally:
+            self.heap.end_statement()
 
     def stmt_Pass(self, s: ast.Pass) -> None:
         pass
@@ -388,9 +467,13 @@ class FunctionCompiler(ExpressionCompiler):
         if isinstance(target, ast.Name):
             self.store_var(target.id, val, node)  # type: ignore[arg-type]
         elif isinstance(target, ast.Subscript):
+            place = self.place(target)
+            if isinstance(place, AVal):
+                writes.store(self, place, val, node)
+                return
             if not isinstance(val, SVal):
-                raise self.src.error(node, "only numbers can be stored into array elements")
-            ptr, elem = self.element_pointer(target)
+                raise self.src.error(node, "an array cannot be stored into one element")
+            ptr, elem = place
             self.b.store(convert(self.b, val, elem).v, ptr)
         elif isinstance(target, ast.Tuple):
             items = self.unpack_tuple(val, node, len(target.elts))
@@ -402,7 +485,12 @@ class FunctionCompiler(ExpressionCompiler):
 
     def stmt_AugAssign(self, s: ast.AugAssign) -> None:
         if isinstance(s.target, ast.Subscript):
-            ptr, elem = self.element_pointer(s.target)
+            place = self.place(s.target)
+            if isinstance(place, AVal):  # u[1:-1] += ...: in place, as NumPy does
+                new = self.binop(s.op, place, self.expr(s.value), s)
+                writes.store(self, place, new, s)
+                return
+            ptr, elem = place
             cur = SVal(elem, self.b.load(elem.ir, ptr))
             rhs = self.expr(s.value)
             new = self.binop(s.op, cur, rhs, s)
@@ -410,6 +498,11 @@ class FunctionCompiler(ExpressionCompiler):
             return
         if not isinstance(s.target, ast.Name):
             raise self.src.error(s.target, "cannot update this", "x += ..., a[i] += ...")
+        if isinstance(self.vars.get(s.target.id), ArrayVar):  # a += b writes a's memory
+            view = self.load_var(s.target.id)
+            assert isinstance(view, AVal)
+            writes.store(self, view, self.binop(s.op, view, self.expr(s.value), s), s)
+            return
         cur = self.load_var(s.target.id)
         new = self.binop(s.op, cur, self.expr(s.value), s)
         self.store_var(s.target.id, new, s)  # type: ignore[arg-type]
@@ -417,16 +510,38 @@ class FunctionCompiler(ExpressionCompiler):
     def stmt_Return(self, s: ast.Return) -> None:
         if s.value is not None:
             val = self.expr(s.value)
-            if isinstance(self.ret_type, Tuple):
-                items = self.unpack_tuple(val, s.value, len(self.ret_type.items))
-                agg: Value = zero(self.ret_type.ir)
-                for k, (it, t) in enumerate(zip(items, self.ret_type.items, strict=True)):
-                    agg = self.b.insertvalue(agg, convert(self.b, it, t).v, [k])  # type: ignore
+            if isinstance(self.ret_type, Tuple | Array):
+                items = [val] if isinstance(self.ret_type, Array) else \
+                    self.unpack_tuple(val, s.value, len(self.ret_type.items))
+                types = [self.ret_type] if isinstance(self.ret_type, Array) else \
+                    list(self.ret_type.items)
+                fields: list[Value] = []
+                for it, t in zip(items, types, strict=True):
+                    fields.extend(self._result_fields(it, t, s.value))
+                ret_ir = self.fn.return_type
+                agg: Value = zero(ret_ir)
+                for k, f in enumerate(fields):
+                    agg = self.b.insertvalue(agg, f, [k])
                 self.b.store(agg, self.ret_slot)
             elif isinstance(self.ret_type, Scalar):
                 assert isinstance(val, SVal)
                 self.b.store(convert(self.b, val, self.ret_type).v, self.ret_slot)
         self.b.br(self.exit)
+
+    def _result_fields(self, val: object, t: FType, node: ast.AST) -> list[Value]:
+        """A returned item's fields; an array is copied into a fresh block the caller owns."""
+        if isinstance(t, Array):
+            if not L.is_array(val):
+                raise self.src.error(node, f"this returns a number where {t} is returned "
+                                     "elsewhere")
+            lz = L.converted(self, L.as_lazy(self, val), t.elem)  # type: ignore[arg-type]
+            out = L.fresh(self, t, lz.dims, node)
+            L.store_elements(self, out, lz)
+            assert out.base is not None
+            self.heap.claim(out.base)
+            return [out.ptr, *out.dims]
+        assert isinstance(val, SVal) and isinstance(t, Scalar)
+        return [convert(self.b, val, t).v]
 
     def stmt_If(self, s: ast.If) -> None:
         cond = self.condition(s.test)
@@ -553,6 +668,7 @@ class FunctionCompiler(ExpressionCompiler):
         good, bad = self.new_block("check.ok"), self.new_block("check.fail")
         self.b.condbr(ok, good, bad)
         eb = Builder(bad)
+        self.heap.free_live_temporaries(eb)
         g = self.session.error_global()
         at = [eb.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
                                                           ConstantInt(T.I64, k)])

@@ -11,8 +11,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
+from enzyme_py.frontend.arrays import elementwise, views
+from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.ftypes import BOOL, F64, I64, Array, Scalar, Tuple, arithmetic_result
-from enzyme_py.frontend.values import AVal, SVal, const, convert
+from enzyme_py.frontend.values import AVal, SVal, c_strides, const, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.layout import alloc_size
@@ -99,21 +101,24 @@ class ExpressionCompiler:
         assert isinstance(t, Scalar)
         return const(t, g)  # type: ignore[arg-type]
 
-    def expr_Attribute(self, e: ast.Attribute) -> SVal:
+    def expr_Attribute(self, e: ast.Attribute) -> Any:
         if isinstance(e.value, ast.Name) and e.value.id not in self.typer.env:
             return self._global_constant(e)
-        arr = self.expr(e.value)
         self.typer.expr_type(e)
-        assert isinstance(arr, AVal)
+        arr = self.expr(e.value)
+        assert L.is_array(arr)
         if e.attr == "ndim":
             return const(I64, arr.type.ndim)
-        size: Value = ConstantInt(T.I64, 1)
-        for d in arr.dims:
-            size = self.b.mul(size, d)
-        return SVal(I64, size)
+        if e.attr == "T":
+            return views.transpose(self, self.view(arr, e))
+        return SVal(I64, L.count_of(self, arr.dims))
 
-    def expr_Tuple(self, e: ast.Tuple) -> list[SVal]:
-        return [self.scalar(x) for x in e.elts]
+    def expr_Tuple(self, e: ast.Tuple) -> list[Any]:
+        return [self.expr(x) for x in e.elts]
+
+    def view(self, v: Any, node: ast.AST) -> AVal:
+        """An array value as a view (a lazy one is computed into a temporary)."""
+        return L.materialize(self, v, node)
 
     # --- operators ----------------------------------------------------------------------------
 
@@ -124,7 +129,11 @@ class ExpressionCompiler:
 
     def binop(self, op: ast.operator, a: Any, c: Any, e: ast.AST) -> Any:
         if isinstance(op, ast.MatMult):
-            return self.dot(a, c, e)
+            from enzyme_py.frontend.arrays.linalg import matmul
+
+            return matmul(self, a, c, e)
+        if L.is_array(a) or L.is_array(c):
+            return elementwise.binop(self, op, a, c, e)
         t = self.typer._binop_type(op, a.type, c.type, e)
         b = self.b
         assert isinstance(t, Scalar)
@@ -199,20 +208,29 @@ class ExpressionCompiler:
         return SVal(t, emit_math(b, self.fn.parent, "pow",
                                  [convert(b, a, t).v, convert(b, c, t).v]))
 
-    def expr_UnaryOp(self, e: ast.UnaryOp) -> SVal:
-        v = self.scalar(e.operand)
+    def expr_UnaryOp(self, e: ast.UnaryOp) -> Any:
+        v = self.expr(e.operand)
+        if L.is_array(v):
+            return elementwise.unary(self, e.op, v, e)
+        if not isinstance(v, SVal) or isinstance(v.type, Tuple):
+            raise self.src.error(e.operand, "a number is needed here")
+        return self.unary(e.op, v, e)
+
+    def unary(self, op: ast.unaryop, v: SVal, e: ast.AST) -> SVal:
         b = self.b
-        if isinstance(e.op, ast.Not):
+        if isinstance(op, ast.Not):
             return SVal(BOOL, b.binop("xor", convert(b, v, BOOL).v, ConstantInt(T.I1, 1)))
+        if isinstance(op, ast.Invert) and v.type == BOOL:  # ~mask: logical not, as NumPy
+            return SVal(BOOL, b.binop("xor", v.v, ConstantInt(T.I1, 1)))
         t = I64 if v.type == BOOL else v.type
         x = convert(b, v, t).v
-        if isinstance(e.op, ast.UAdd):
+        if isinstance(op, ast.UAdd):
             return SVal(t, x)
-        if isinstance(e.op, ast.USub):
+        if isinstance(op, ast.USub):
             return SVal(t, b.fneg(x) if t.is_float else b.sub(ConstantInt(t.ir, 0), x))
-        if isinstance(e.op, ast.Invert) and t.is_int:
+        if isinstance(op, ast.Invert) and t.is_int:
             return SVal(t, b.binop("xor", x, ConstantInt(t.ir, -1)))
-        raise self.src.error(e, f"unary {type(e.op).__name__} is not supported for {t}")
+        raise self.src.error(e, f"unary {type(op).__name__} is not supported for {t}")
 
     def compare(self, op: ast.cmpop, a: SVal, c: SVal, e: ast.AST) -> Value:
         if type(op) not in _CMP:
@@ -223,8 +241,11 @@ class ExpressionCompiler:
         ipred, fpred = _CMP[type(op)]
         return self.b.fcmp(fpred, x, y) if t.is_float else self.b.icmp(ipred, x, y)
 
-    def expr_Compare(self, e: ast.Compare) -> SVal:
-        self.typer.expr_type(e)
+    def expr_Compare(self, e: ast.Compare) -> Any:
+        t = self.typer.expr_type(e)
+        if isinstance(t, Array):
+            return elementwise.compare(self, e.ops[0], self.expr(e.left),
+                                       self.expr(e.comparators[0]), e)
         left = self.scalar(e.left)
         if len(e.ops) == 1:
             return SVal(BOOL, self.compare(e.ops[0], left, self.scalar(e.comparators[0]), e))
@@ -280,10 +301,10 @@ class ExpressionCompiler:
 
     # --- arrays -------------------------------------------------------------------------------
 
-    def expr_Subscript(self, e: ast.Subscript) -> SVal:
+    def expr_Subscript(self, e: ast.Subscript) -> Any:
         if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
             arr = self.expr(e.value.value)
-            if not isinstance(arr, AVal):
+            if not L.is_array(arr):
                 raise self.src.error(e, ".shape needs an array")
             k = e.slice
             if not (isinstance(k, ast.Constant) and isinstance(k.value, int)):
@@ -298,47 +319,47 @@ class ExpressionCompiler:
                 raise self.src.error(k, f"shape index {idx} out of range for a "
                                      f"{arr.type.ndim}-D array")
             return SVal(I64, arr.dims[idx])
-        ptr, elem = self.element_pointer(e)
+        place = self.place(e)
+        if isinstance(place, AVal):
+            return place
+        ptr, elem = place
         return SVal(elem, self.b.load(elem.ir, ptr))
 
-    def element_pointer(self, e: ast.Subscript) -> tuple[Value, Scalar]:
+    def place(self, e: ast.Subscript) -> AVal | tuple[Value, Scalar]:
+        """What `e` denotes: a view, or (every axis indexed) an element's address."""
         self.typer.expr_type(e)
-        arr = self.expr(e.value)
-        assert isinstance(arr, AVal)
-        idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        b = self.b
-        flat: Value | None = None
-        proven = id(e) in self.unchecked  # in [0, extent) by the test before the loop
-        for axis, (ie, dim) in enumerate(zip(idx, arr.dims, strict=True)):
-            i = self.int_value(ie)
-            if not (isinstance(i, ConstantInt) and i.value >= 0) and not proven:
-                neg = b.icmp("slt", i, ConstantInt(T.I64, 0))
-                i = b.select(neg, b.add(i, dim), i)
-            if self.session.bounds_check and not proven:
-                self.check(b.icmp("ult", i, dim), ie, "index", i, dim, axis)
-            flat = i if flat is None else b.add(b.mul(flat, dim, flags=("nsw",)), i,
-                                                flags=("nsw",))
-        assert flat is not None
-        return b.getelementptr(arr.type.elem.ir, arr.ptr, [flat]), arr.type.elem
+        arr = self.view(self.expr(e.value), e)
+        got = views.subscript(self, arr, e, proven=id(e) in self.unchecked)
+        if isinstance(got, AVal):
+            return got
+        return got, arr.type.elem
+
+    def element_pointer(self, e: ast.Subscript) -> tuple[Value, Scalar]:
+        place = self.place(e)
+        if isinstance(place, AVal):
+            raise self.src.error(e, "an element is needed here, this is a view")
+        return place
 
     def new_array(self, t: Array, dims: list[Value], fill: float | None, e: ast.AST) -> AVal:
-        if self.loops:
-            raise self.src.error(e, "creating arrays inside a loop is not supported yet",
-                                 "create the array before the loop and reuse it")
+        """A new C-contiguous array: on the stack when small and made once (outside loops),
+        else on the heap (see `arrays.heap`)."""
         b = self.b
-        count: Value = ConstantInt(T.I64, 1)
-        for d in dims:
-            count = b.mul(count, d)
-        # In the entry block when the size is a constant, else where it is computed.
-        ptr = b.alloca(t.elem.ir, count, align=16, name="array")
-        size = b.mul(count, ConstantInt(T.I64, alloc_size(t.elem.ir)))
+        count = L.count_of(self, dims)
+        size = alloc_size(t.elem.ir)
+        small = isinstance(count, ConstantInt) and 0 <= count.value * size <= 1024
+        if small and not self.loops:
+            ptr = self.alloca_at.alloca(t.elem.ir, count, align=16, name="array")
+            out = AVal(t.value, ptr, list(dims), c_strides(b, dims), True, ("temp", ptr))
+        else:
+            out = L.fresh(self, t, dims, e)
         if fill is not None and fill == 0.0:
             memset = self.fn.parent.declare_function(
                 "llvm.memset.p0.i64", T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
-            b.call(memset, [ptr, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
+            nbytes = L.count_of(self, [count, ConstantInt(T.I64, size)])
+            b.call(memset, [out.ptr, ConstantInt(T.I8, 0), nbytes, ConstantInt(T.I1, 0)])
         elif fill is not None:
-            self._fill(ptr, count, const(t.elem, fill).v, t.elem.ir)
-        return AVal(t, ptr, dims)
+            self._fill(out.ptr, count, const(t.elem, fill).v, t.elem.ir)
+        return out
 
     def _fill(self, ptr: Value, count: Value, value: Value, ty: T.Type) -> None:
         self.counted_loop(count, lambda i: self.b.store(
@@ -360,67 +381,6 @@ class ExpressionCompiler:
         b.store(b.add(i, ConstantInt(T.I64, 1), flags=("nsw",)), slot)
         b.br(head)
         b.position_at_end(done)
-
-    def reduce_sum(self, arr: AVal) -> SVal:
-        t = arr.type.elem if arr.type.elem.is_float else I64
-        b = self.b
-        acc = self.alloca_at.alloca(t.ir, name="sum")
-        b.store(const(t, 0).v, acc)
-        count: Value = ConstantInt(T.I64, 1)
-        for d in arr.dims:
-            count = b.mul(count, d)
-
-        def body(i: Value) -> None:
-            x = convert(b, SVal(arr.type.elem, b.load(arr.type.elem.ir,
-                                                      b.getelementptr(arr.type.elem.ir,
-                                                                      arr.ptr, [i]))), t)
-            cur = b.load(t.ir, acc)
-            b.store(b.fadd(cur, x.v) if t.is_float else b.add(cur, x.v), acc)
-
-        self.counted_loop(count, body)
-        return SVal(t, b.load(t.ir, acc))
-
-    def dot(self, a: Any, c: Any, e: ast.AST) -> Any:
-        if not (isinstance(a, AVal) and isinstance(c, AVal)):
-            raise self.src.error(e, "np.dot / @ need two arrays")
-        t = self.typer._binop_type(ast.MatMult(), a.type, c.type, e)
-        b = self.b
-        elem = a.type.elem.ir
-        inner = a.dims[-1]
-        self.check(b.icmp("eq", inner, c.dims[0]), e, "matching inner dimensions", inner,
-                   c.dims[0], 0)
-
-        def row_dot(row: Value | None, col: Value | None) -> Value:
-            acc = self.alloca_at.alloca(elem, name="dot")
-            b.store(const_float(elem, 0.0), acc)
-
-            def body(k: Value) -> None:
-                ia = k if row is None else b.add(b.mul(row, inner), k)
-                ic = k if col is None else b.add(b.mul(k, c.dims[1]), col)
-                x = b.load(elem, b.getelementptr(elem, a.ptr, [ia]))
-                y = b.load(elem, b.getelementptr(elem, c.ptr, [ic]))
-                b.store(b.fadd(b.load(elem, acc), b.fmul(x, y)), acc)
-
-            self.counted_loop(inner, body)
-            return b.load(elem, acc)
-
-        if isinstance(t, Scalar):
-            return SVal(t, row_dot(None, None))
-        assert isinstance(t, Array)
-        if t.ndim == 1:
-            out = self.new_array(t, [a.dims[0]], None, e)
-            self.counted_loop(a.dims[0], lambda i: b.store(
-                row_dot(i, None), b.getelementptr(elem, out.ptr, [i])))
-            return out
-        out = self.new_array(t, [a.dims[0], c.dims[1]], None, e)
-
-        def outer(i: Value) -> None:
-            self.counted_loop(c.dims[1], lambda j: b.store(
-                row_dot(i, j), b.getelementptr(elem, out.ptr, [b.add(b.mul(i, c.dims[1]),
-                                                                       j)])))
-
-        self.counted_loop(a.dims[0], outer)
-        return out
 
     # --- calls --------------------------------------------------------------------------------
 

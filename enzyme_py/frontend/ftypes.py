@@ -1,9 +1,13 @@
 """Types of the Python subset, and how values of each type look in IR.
 
-Invariants: scalars are `f64`, `f32`, `i64`, `i32`, `bool`; an array is a C-contiguous buffer
-of one scalar dtype with `ndim` dimensions, passed to compiled code as a data pointer followed
-by `ndim` i64 extents; a tuple return is a literal IR struct. `unify` implements Python's
-numeric promotion (bool < int < float) and never mixes arrays with scalars.
+Invariants: scalars are `f64`, `f32`, `i64`, `i32`, `bool`; an array is a strided view of one
+scalar dtype with `ndim` dimensions. As an argument it is passed as a data pointer followed by
+`ndim` i64 extents, and, when `strided` (the caller's array is not C-contiguous), by `ndim` i64
+strides in elements (any sign); a C-contiguous argument's strides are implied by its extents.
+Inside a function every array value carries its strides, so `strided` matters for the ABI
+only: types that differ in it alone unify. A tuple return is a literal IR struct. `unify`
+implements Python's numeric promotion (bool < int < float) and never mixes arrays with
+scalars.
 """
 
 from __future__ import annotations
@@ -44,9 +48,24 @@ class Scalar:
 class Array:
     elem: Scalar
     ndim: int
+    strided: bool = False  # passed with explicit strides (a non-contiguous argument)
 
     def __str__(self) -> str:
         return f"{self.elem.dtype.name}[{', '.join(':' * self.ndim)}]"
+
+    @property
+    def value(self) -> Array:
+        """The type of values (the ABI's `strided` flag dropped)."""
+        return Array(self.elem, self.ndim) if self.strided else self
+
+    @property
+    def extents(self) -> int:
+        """How many i64 words follow the data pointer in the ABI."""
+        return self.ndim * (2 if self.strided else 1)
+
+    def same_values(self, other: object) -> bool:
+        return isinstance(other, Array) and other.elem == self.elem and \
+            other.ndim == self.ndim
 
 
 @dataclass(frozen=True)
@@ -100,14 +119,34 @@ def type_of_value(value: object) -> FType | None:
         elem = scalar_of_dtype(value.dtype)
         if elem is None or elem == BOOL or value.ndim == 0:
             return None
-        return Array(elem, value.ndim)
+        return Array(elem, value.ndim, not value.flags.c_contiguous)
     return None
+
+
+def element_strides(value: np.ndarray) -> list[int] | None:
+    """The strides of an array in elements, or None when one is not a whole number of
+    elements (a view of a structured array's field)."""
+    size = value.itemsize
+    if any(s % size for s in value.strides):
+        return None
+    return [s // size for s in value.strides]
+
+
+def abi_extents(t: Array, value: np.ndarray) -> list[int]:
+    """The i64 words after the data pointer: extents, then (strided) element strides."""
+    if not t.strided:
+        return list(value.shape)
+    strides = element_strides(value)
+    assert strides is not None  # checked when the type was chosen
+    return [*value.shape, *strides]
 
 
 def unify(a: FType, b: FType) -> FType | None:
     """The type holding both (Python's numeric promotion), or None if they do not mix."""
     if a == b:
         return a
+    if isinstance(a, Array) and a.same_values(b):
+        return a.value
     if isinstance(a, Scalar) and isinstance(b, Scalar):
         # float32 with a Python int stays float32 (numpy's scalar rule); f32 + f64 -> f64
         return a if _RANK[a.name] >= _RANK[b.name] else b

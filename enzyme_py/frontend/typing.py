@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
+from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.errors import SourceInfo
 from enzyme_py.frontend.ftypes import (
     BOOL,
@@ -44,17 +45,61 @@ class Typer:
         self.env: dict[str, FType] = dict(arg_types)
         self.return_type: FType | None = None
         self._returns_seen = False
+        assigned = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
+                    isinstance(n.ctx, ast.Store)}
+        # parameters the body never rebinds (their views read the caller's memory)
+        self.fixed_params = {p for p in arg_types if p not in assigned}
+        # array variables some other array variable may alias (see `arrays.heap`)
+        self.shared: set[str] = set()
+        # array variables whose every value is C-contiguous (known at compile time)
+        self.contiguous_vars: set[str] = {p for p, t in arg_types.items()
+                                          if isinstance(t, Array) and not t.strided}
+        self._not_contiguous: set[str] = {p for p, t in arg_types.items()
+                                          if isinstance(t, Array) and t.strided}
 
     # --- the fixpoint -------------------------------------------------------------------------
 
     def infer(self) -> None:
         for _ in range(20):
-            before = (dict(self.env), self.return_type)
+            before = (dict(self.env), self.return_type, set(self.shared),
+                      set(self._not_contiguous))
             self._block(self.fdef.body)
-            if (dict(self.env), self.return_type) == before:
+            if (dict(self.env), self.return_type, self.shared, self._not_contiguous) == before:
                 break
         if self.return_type is None:
             self.return_type = NONE
+        self.contiguous_vars = {n for n, t in self.env.items()
+                                if isinstance(t, Array) and n not in self._not_contiguous}
+
+    def _note_binding(self, name: str, value: ast.expr) -> None:
+        """Record what binding `value` to `name` says about aliasing and contiguity."""
+        if not isinstance(self.env.get(name), Array):
+            return
+        root = self.view_root(value)
+        if root is not None and root != name:
+            self.shared |= {name, root}
+        if root is not None and not (isinstance(value, ast.Name) and
+                                     value.id not in self._not_contiguous):
+            self._not_contiguous.add(name)
+
+    def view_root(self, e: ast.expr) -> str | None:
+        """The variable whose memory `e` is a view of, or None when `e` makes a new array
+        (or is not an array)."""
+        t = self.expr_type(e, lenient=True)
+        if not isinstance(t, Array):
+            return None
+        if isinstance(e, ast.Name):
+            return e.id if e.id in self.env else None
+        if isinstance(e, ast.Subscript):
+            return self.view_root(e.value)
+        if isinstance(e, ast.Attribute) and e.attr == "T":
+            return self.view_root(e.value)
+        if isinstance(e, ast.Call):
+
+            entry, receiver = self._array_entry(e)
+            if entry is not None and entry.view and receiver is not None:
+                return self.view_root(receiver)
+        return None
 
     def _block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:
@@ -84,6 +129,8 @@ class Typer:
             t = self.expr_type(s.value, lenient=True)
             for target in s.targets:
                 self._target(target, t, s.value)
+                if isinstance(target, ast.Name):
+                    self._note_binding(target.id, s.value)
         elif isinstance(s, ast.AnnAssign) and s.value is not None:
             self._target(s.target, self.expr_type(s.value, lenient=True), s.value)
         elif isinstance(s, ast.AugAssign):
@@ -93,7 +140,10 @@ class Typer:
                 if cur is not None and rhs is not None:
                     self._assign_name(s.target.id, self._binop_type(s.op, cur, rhs, s), s)
         elif isinstance(s, ast.For):
-            self._assign_name(_for_target(s, self.src), I64, s.target)
+            if _is_range(s.iter):
+                self._assign_name(_for_target(s, self.src), I64, s.target)
+            else:
+                self._for_over_array(s)
             self._block(s.body)
             self._block(s.orelse)
         elif isinstance(s, (ast.While, ast.If)):
@@ -108,9 +158,7 @@ class Typer:
             if t is None:
                 return
             if isinstance(t, Array):
-                raise self.src.error(s.value, "returning an array is not supported",
-                                     "return a scalar, a tuple of scalars, or None; write "
-                                     "array results into an argument")
+                t = t.value
             t = _widen(t)
             if self.return_type is None:
                 self.return_type = t
@@ -118,8 +166,30 @@ class Typer:
                 new = unify(self.return_type, t)
                 if new is None:
                     raise self.src.error(s, f"this returns {t}, another return gives "
-                                         f"{self.return_type}")
+                                         f"{self.return_type}",
+                                         "every return gives the same kind of value "
+                                         "(numbers mix; arrays keep dtype and rank)")
                 self.return_type = new
+
+    def _for_over_array(self, s: ast.For) -> None:
+        """`for row in X`: the rows of an array (views), X's first axis."""
+        if not isinstance(s.target, ast.Name):
+            raise self.src.error(s.target, "the loop variable must be a plain name")
+        t = self.expr_type(s.iter, lenient=True)
+        if t is None:
+            return
+        if not isinstance(t, Array):
+            raise self.src.error(s.iter, "only 'for ... in range(...)' and 'for row in "
+                                 "array' loops are supported",
+                                 "for i in range(n), for row in X")
+        item = t.elem if t.ndim == 1 else Array(t.elem, t.ndim - 1)
+        self._assign_name(s.target.id, item, s.target)
+        if isinstance(item, Array):
+            root = self.view_root(s.iter)
+            self.shared.add(s.target.id)
+            if root is not None:
+                self.shared.add(root)
+            self._not_contiguous.add(s.target.id)
 
     def _target(self, target: ast.expr, t: FType | None, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
@@ -173,15 +243,46 @@ class Typer:
             t = self.expr_type(e.operand, lenient)
             if t is None:
                 return None
+            if isinstance(t, Array):
+                if isinstance(e.op, ast.Not):
+                    raise self.src.error(e, "the truth value of an array is ambiguous",
+                                         "~mask for element-wise not")
+                if isinstance(e.op, ast.Invert) and t.elem.is_float:
+                    raise self.src.error(e, "~ needs an integer or boolean array")
+                elem = t.elem if t.elem != BOOL or isinstance(e.op, ast.Invert) else I64
+                return Array(elem, t.ndim)
             if isinstance(e.op, ast.Not):
                 return BOOL
             if not isinstance(t, Scalar):
                 raise self.src.error(e, "unary operators need a number")
+            if isinstance(e.op, ast.Invert) and t == BOOL:
+                return I64
             return I64 if t == BOOL else t
-        if isinstance(e, (ast.Compare, ast.BoolOp)):
-            for sub in (e.values if isinstance(e, ast.BoolOp) else [e.left, *e.comparators]):
+        if isinstance(e, ast.Compare):
+            subs = [e.left, *e.comparators]
+            types = [self.expr_type(sub, lenient) for sub in subs]
+            if any(isinstance(t, Array) for t in types):
+                if len(e.ops) > 1:
+                    raise self.src.error(e, "chained comparisons of arrays are ambiguous",
+                                         "(a < b) & (b < c)")
+                if any(isinstance(t, Tuple) for t in types):
+                    raise self.src.error(e, "cannot compare a tuple with an array")
+                if any(t is None for t in types):
+                    return None
+                return Array(BOOL, AT.result_rank(types))  # type: ignore[arg-type]
+            for sub, t in zip(subs, types, strict=True):
+                if isinstance(t, Tuple):
+                    raise self.src.error(sub, f"cannot compare or test {t}",
+                                         "comparisons of numbers")
+            return BOOL
+        if isinstance(e, ast.BoolOp):
+            for sub in e.values:
                 t = self.expr_type(sub, lenient)
-                if isinstance(t, Array | Tuple):
+                if isinstance(t, Array):
+                    raise self.src.error(sub, "the truth value of an array is ambiguous",
+                                         "& and | combine boolean arrays element-wise; "
+                                         "np.any / np.all test them")
+                if isinstance(t, Tuple):
                     raise self.src.error(sub, f"cannot compare or test {t}",
                                          "comparisons of numbers")
             return BOOL
@@ -193,6 +294,10 @@ class Typer:
             t = unify(a, b)
             if t is None:
                 raise self.src.error(e, f"the two branches have types {a} and {b}")
+            if isinstance(t, Array):
+                raise self.src.error(e, "conditional expressions choosing between arrays are "
+                                     "not supported", "np.where(cond, a, b), or an if "
+                                     "statement")
             return t
         if isinstance(e, ast.Subscript):
             return self._subscript_type(e, lenient)
@@ -204,9 +309,10 @@ class Typer:
             items = [self.expr_type(x, lenient) for x in e.elts]
             if any(i is None for i in items):
                 return None
-            if not all(isinstance(i, Scalar) for i in items):
-                raise self.src.error(e, "tuples may hold only numbers")
-            return Tuple(tuple(_widen(i) for i in items))  # type: ignore[arg-type]
+            if not all(isinstance(i, Scalar | Array) for i in items):
+                raise self.src.error(e, "tuples may hold only numbers and arrays")
+            return Tuple(tuple(_widen(i.value if isinstance(i, Array) else i)  # type: ignore
+                               for i in items))
         raise self.src.error(e, f"{type(e).__name__} expressions are not supported",
                              "numbers, variables, arithmetic, comparisons, calls, indexing")
 
@@ -215,6 +321,13 @@ class Typer:
             if isinstance(a, Array) and isinstance(b, Array):
                 return _dot_type(a, b, e, self.src)
             raise self.src.error(e, "@ needs two arrays")
+        if isinstance(a, Array) and isinstance(b, Array | Scalar) or \
+                isinstance(b, Array) and isinstance(a, Scalar):
+            try:
+                elem = AT.binop_elem(op, [a, b])
+            except TypeError as err:
+                raise self.src.error(e, str(err)) from None
+            return Array(elem, AT.result_rank([a, b]))
         if not (isinstance(a, Scalar) and isinstance(b, Scalar)):
             raise self.src.error(e, f"arithmetic on {a} and {b} is not supported",
                                  "arithmetic on numbers; loop over array elements")
@@ -241,16 +354,39 @@ class Typer:
         if not isinstance(base, Array):
             raise self.src.error(e, f"cannot index {base}", "indexing arrays: a[i], a[i, j]")
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        if any(isinstance(i, ast.Slice) for i in idx):
-            raise self.src.error(e, "slices are not supported", "a[i] or a[i, j] with integers")
-        if len(idx) != base.ndim:
-            raise self.src.error(e, f"{len(idx)} index(es) into a {base.ndim}-D array",
-                                 "one integer index per dimension")
+        ndim = base.ndim
+        axes = 0  # axes of `base` consumed
+        dots = 0
         for i in idx:
-            t = self.expr_type(i, lenient)
-            if t is not None and not (isinstance(t, Scalar) and not t.is_float):
-                raise self.src.error(i, f"array index has type {t}", "integer indices")
-        return base.elem
+            if isinstance(i, ast.Slice):
+                for part in (i.lower, i.upper, i.step):
+                    t = self.expr_type(part, lenient) if part is not None else I64
+                    if t is not None and not (isinstance(t, Scalar) and not t.is_float):
+                        raise self.src.error(part, f"slice bound has type {t}",
+                                             "integer slice bounds")
+                axes += 1
+            elif _is_newaxis(self, i):
+                ndim += 1
+            elif isinstance(i, ast.Constant) and i.value is Ellipsis:
+                dots += 1
+            else:
+                t = self.expr_type(i, lenient)
+                if isinstance(t, Array):
+                    raise self.src.error(i, "indexing with an array (a boolean mask or "
+                                         "integer indices) is not supported yet",
+                                         "slices, integers, np.where(mask, x, 0) for masks")
+                if t is not None and not (isinstance(t, Scalar) and not t.is_float):
+                    raise self.src.error(i, f"array index has type {t}", "integer indices")
+                axes += 1
+                ndim -= 1
+        if dots > 1:
+            raise self.src.error(e, "an index can only have a single ellipsis ('...')")
+        if axes > base.ndim:
+            raise self.src.error(e, f"too many indices for a {base.ndim}-D array: {axes}",
+                                 "one index or slice per dimension")
+        if ndim == 0:
+            return base.elem
+        return Array(base.elem, ndim)
 
     def _attribute_type(self, e: ast.Attribute, lenient: bool) -> FType | None:
         if isinstance(e.value, ast.Name) and e.value.id not in self.env:
@@ -262,11 +398,13 @@ class Typer:
             return None
         if isinstance(base, Array) and e.attr in ("size", "ndim"):
             return I64
+        if isinstance(base, Array) and e.attr == "T":
+            return base.value
         if isinstance(base, Array) and e.attr == "shape":
             raise self.src.error(e, "a.shape must be indexed or unpacked",
-                                 "a.shape[k], or n, m = a.shape")
+                                 "a.shape[k], n, m = a.shape, or np.zeros(a.shape)")
         raise self.src.error(e, f"attribute '{e.attr}' of {base} is not supported",
-                             "a.shape[k], a.size, a.ndim")
+                             "a.shape[k], a.size, a.ndim, a.T")
 
     def resolve_global(self, e: ast.expr) -> object:
         """The object a global name or dotted name (`math.pi`, `np.sin`) refers to."""
@@ -283,7 +421,66 @@ class Typer:
             return getattr(base, e.attr, _MISSING)
         return _MISSING
 
+    def _is_global_ref(self, e: ast.expr) -> bool:
+        """Does `e` name a module-level object (`np`, `np.linalg`, `math`)?"""
+        if isinstance(e, ast.Name):
+            return e.id not in self.env and self.resolve_global(e) is not _MISSING
+        if isinstance(e, ast.Attribute):
+            return self._is_global_ref(e.value)
+        return False
+
+    def _array_entry(self, e: ast.Call) -> tuple[object, ast.expr | None]:
+        """The registered NumPy function (or array method) `e` calls, and its receiver."""
+        from enzyme_py.frontend.arrays import registry
+
+        registry.load_all()
+        f = e.func
+        if isinstance(f, ast.Attribute) and not self._is_global_ref(f.value):
+            t = self.expr_type(f.value, lenient=True)
+            if t is None and isinstance(f.value, ast.Name) and f.value.id not in self.env:
+                return None, None
+            if isinstance(t, Array) or t is None:
+                entry = registry.METHODS.get(f.attr)
+                if entry is None and isinstance(t, Array):
+                    raise self.src.error(f, f"the array method .{f.attr}() is not supported",
+                                         ", ".join(f".{m}()" for m in
+                                                   sorted(registry.METHODS)))
+                return entry, f.value
+            return None, None
+        fn = self.resolve_global(f)
+        try:
+            return registry.FUNCTIONS.get(fn), None  # type: ignore[arg-type]
+        except TypeError:  # unhashable
+            return None, None
+
+    def literal_type(self, e: ast.expr, lenient: bool = True) -> FType | None:
+        """A list or tuple literal's type (a Tuple of its items), else the expression's."""
+        if isinstance(e, ast.List | ast.Tuple):
+            items = [self.literal_type(x, lenient) for x in e.elts]
+            if any(i is None for i in items):
+                return None
+            return Tuple(tuple(items))  # type: ignore[arg-type]
+        return self.expr_type(e, lenient)
+
+    def _registered_call_type(self, e: ast.Call, entry: object, receiver: ast.expr | None,
+                              lenient: bool) -> FType | None:
+        from enzyme_py.frontend.arrays.registry import TypeCall
+
+        nodes = ([receiver] if receiver is not None else []) + list(e.args)
+        if any(isinstance(a, ast.Starred) for a in nodes):
+            raise self.src.error(e, "*args in calls is not supported")
+        types = [self.literal_type(n, lenient) for n in nodes]
+        keywords: dict[str, ast.expr] = {}
+        for k in e.keywords:
+            if k.arg is None:
+                raise self.src.error(k.value, "**kwargs in calls is not supported")
+            keywords[k.arg] = k.value
+        return entry.type_rule(TypeCall(self, e, types, nodes, keywords))  # type: ignore
+
     def _call_type(self, e: ast.Call, lenient: bool) -> FType | None:
+        entry, receiver = self._array_entry(e)
+        if entry is not None:
+            return self._registered_call_type(e, entry, receiver, lenient)
         fn = self.resolve_global(e.func)
         if fn is _MISSING:
             raise self.src.error(e.func, "cannot call this: only known functions",
@@ -291,6 +488,8 @@ class Typer:
         args = [self.expr_type(a, lenient) for a in e.args]
         if any(a is None for a in args):
             return None
+        if any(isinstance(a, Array) for a in args) and _elementwise_function(fn):
+            return self._elementwise_call_type(e, fn, args)
         if fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH:
             if fn in B.INT_PRESERVING and len(args) == 1 and args[0] in (I64, I32):
                 return I64
@@ -330,14 +529,6 @@ class Typer:
             return I64
         if fn in B.ARRAY_CTORS:
             return self._array_ctor_type(e, fn, args)
-        if fn in B.SUM:
-            if not args or not isinstance(args[0], Array):
-                raise self.src.error(e, "np.sum needs an array")
-            return args[0].elem if args[0].elem.is_float else I64
-        if fn in B.DOT:
-            if len(args) != 2 or not all(isinstance(a, Array) for a in args):
-                raise self.src.error(e, "np.dot needs two arrays")
-            return _dot_type(args[0], args[1], e, self.src)  # type: ignore[arg-type]
         if isinstance(fn, CustomRule) or callable(fn) and hasattr(fn, "__code__"):
             if e.keywords:
                 raise self.src.error(e, "keyword arguments are not supported in calls",
@@ -349,6 +540,35 @@ class Typer:
             return t
         raise self.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not "
                              "supported", B.SUPPORTED_CALLS)
+
+    def _elementwise_call_type(self, e: ast.Call, fn: object, args: list) -> FType:
+        """A NumPy ufunc (np.exp, np.maximum, abs, ...) applied to arrays, element-wise."""
+        name = getattr(fn, "__name__", str(fn))
+        numpy_fn = isinstance(fn, type(B.np.sin)) or getattr(fn, "__module__", "") == "numpy"
+        elem: Scalar
+        if fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH:
+            if not numpy_fn:
+                raise self.src.error(e, f"math.{name} takes numbers, not arrays",
+                                     f"np.{name}(x) works element-wise on arrays")
+            if e.keywords:
+                raise self.src.error(e, f"keywords of np.{name} are not supported")
+            elem = AT.float_elem(AT.promote(args))
+            if fn is B.np.power and not elem.is_float:
+                elem = AT.promote(args)
+        elif fn in B.ABS or fn in B.SQUARE:
+            elem = AT.promote(args)
+            elem = I64 if elem == BOOL else elem
+        elif (fn in B.MIN or fn in B.MAX) and numpy_fn:
+            elem = AT.promote(args)
+        elif fn in B.MIN or fn in B.MAX:
+            raise self.src.error(e, "min/max of arrays is not supported",
+                                 "np.maximum / np.minimum (element-wise), np.max / np.min "
+                                 "(reductions)")
+        else:
+            raise self.src.error(e.func, f"{name}() of an array is not supported",
+                                 "NumPy ufuncs (np.exp, np.maximum, ...), reductions, "
+                                 "constructors")
+        return Array(elem, AT.result_rank(args))
 
     def _array_ctor_type(self, e: ast.Call, fn: object, args: list) -> FType:
         kind = B.ARRAY_CTORS[fn]
@@ -376,16 +596,12 @@ class Typer:
 
 
 def _dot_type(a: Array, b: Array, e: ast.AST, src: SourceInfo) -> FType:
-    if a.elem != b.elem or not a.elem.is_float:
-        raise src.error(e, f"np.dot/@ of {a} and {b}: both must have the same float dtype")
-    if a.ndim == 1 and b.ndim == 1:
-        return a.elem
-    if a.ndim == 2 and b.ndim == 1:
-        return Array(a.elem, 1)
-    if a.ndim == 2 and b.ndim == 2:
-        return Array(a.elem, 2)
-    raise src.error(e, f"np.dot/@ of {a.ndim}-D and {b.ndim}-D arrays is not supported",
-                    "1-D·1-D, 2-D·1-D, 2-D·2-D")
+    from enzyme_py.frontend.arrays.linalg import matmul_type
+
+    try:
+        return matmul_type(a, b)
+    except ValueError as err:
+        raise src.error(e, str(err)) from None
 
 
 class _Missing:
@@ -409,6 +625,26 @@ def _constant_type(g: object, e: ast.AST, src: SourceInfo) -> FType:
 def _widen(t: FType) -> FType:
     """Locals of Python ints stay i64; i32 values widen like Python does."""
     return t
+
+
+def _elementwise_function(fn: object) -> bool:
+    """Is `fn` a scalar function that NumPy applies element-wise to arrays?"""
+    try:
+        return fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH or fn in B.ABS or \
+            fn in B.SQUARE or fn in B.MIN or fn in B.MAX
+    except TypeError:  # unhashable
+        return False
+
+
+def _is_newaxis(typer: Typer, e: ast.expr) -> bool:
+    if isinstance(e, ast.Constant) and e.value is None:
+        return True
+    return isinstance(e, ast.Attribute) and e.attr == "newaxis" and \
+        typer.resolve_global(e) is None
+
+
+def _is_range(it: ast.expr) -> bool:
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
 
 def _is_shape(e: ast.expr) -> bool:

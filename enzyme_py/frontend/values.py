@@ -1,4 +1,4 @@
-"""Compile-time values of the front end: typed IR values for scalars, pointer+extents for
+"""Compile-time values of the front end: typed IR values for scalars, strided views for
 arrays, and conversions between scalar types.
 
 Invariant: `convert` implements Python's (and numpy's) conversions exactly as the subset
@@ -8,7 +8,7 @@ is `x != 0`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from enzyme_py.frontend.ftypes import BOOL, Array, Scalar
 from enzyme_py.ir import types as T
@@ -24,9 +24,57 @@ class SVal:
 
 @dataclass
 class AVal:
+    """A strided view: element (i0, i1, ...) is at `ptr + sum(i_k * strides[k])` (elements).
+
+    `contiguous` is a compile-time fact: the strides are those of a C-contiguous array of
+    these extents. `root` names the memory the view reads (a parameter, a variable's buffer,
+    or a temporary), to tell views that may overlap; `base` is the heap block to free when
+    the view is the only owner of a temporary."""
+
     type: Array
     ptr: Value
     dims: list[Value]  # i64 extents, outermost first
+    strides: list[Value] = field(default_factory=list)  # i64, in elements
+    contiguous: bool = True
+    root: object = None
+    base: Value | None = None
+
+    def __post_init__(self) -> None:
+        assert len(self.strides) == len(self.dims) == self.type.ndim, "AVal needs strides"
+
+
+def c_strides(b: Builder, dims: list[Value]) -> list[Value]:
+    """The strides of a C-contiguous array with these extents (innermost 1)."""
+    out: list[Value] = []
+    s: Value = ConstantInt(T.I64, 1)
+    for k, d in enumerate(reversed(dims)):
+        out.append(s)
+        if k < len(dims) - 1:
+            s = mul_i64(b, s, d)
+    return out[::-1]
+
+
+def mul_i64(b: Builder, x: Value, y: Value) -> Value:
+    """x * y on i64, folded when either is a constant 0 or 1 or both are constants."""
+    if isinstance(x, ConstantInt) and isinstance(y, ConstantInt):
+        return ConstantInt(T.I64, x.value * y.value)
+    for p, q in ((x, y), (y, x)):
+        if isinstance(p, ConstantInt) and p.value == 1:
+            return q
+        if isinstance(p, ConstantInt) and p.value == 0:
+            return p
+    return b.mul(x, y, flags=("nsw",))
+
+
+def add_i64(b: Builder, x: Value, y: Value) -> Value:
+    """x + y on i64, folded when either is a constant 0 or both are constants."""
+    if isinstance(x, ConstantInt) and isinstance(y, ConstantInt):
+        return ConstantInt(T.I64, x.value + y.value)
+    if isinstance(x, ConstantInt) and x.value == 0:
+        return y
+    if isinstance(y, ConstantInt) and y.value == 0:
+        return x
+    return b.add(x, y, flags=("nsw",))
 
 
 def const(t: Scalar, x: float | int | bool) -> SVal:

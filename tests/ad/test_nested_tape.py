@@ -283,7 +283,8 @@ def test_python_scratch_rows(n, d) -> None:
 def test_python_scratch_rows_allocates_outside_the_outer_loop() -> None:
     a, x = np.zeros(2), np.zeros((3, 2))
     text = ez.show(scratch_rows, a, x, stage="gradient", argnums=(0, 1), preoptimize=True)
-    assert _calls_in_loops(parse(text).get_function("diffe_scratch_rows"), "malloc") == (1, 0)
+    # the scratch row and its shadow are heap blocks made once; no allocation in a loop
+    assert _calls_in_loops(parse(text).get_function("diffe_scratch_rows"), "malloc") == (2, 0)
 
 
 @pytest.mark.parametrize("n", [1, 2, 9])

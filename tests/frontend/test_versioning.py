@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -65,6 +66,6 @@ def test_the_proven_loop_has_no_checks_and_vectorizes() -> None:
     x, y = np.ones(64), np.ones(64)
     text = ez.show(two_arrays, x, y, stage="optimized", argnums=(0, 1))
     grad = text[text.index("@diffe_two_arrays("):]
-    assert "<4 x double>" in grad or "<2 x double>" in grad  # vectorized gradient loops
+    assert re.search(r"<\d+ x double>", grad)  # vectorized gradient loops (any width)
     python = ez.show(two_arrays, x, y, stage="python")
     assert "for.unchecked" in python and "for.checked" in python

@@ -3,6 +3,8 @@ width-1 derivative along direction j (bit for bit: the same rules on the same va
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -84,7 +86,7 @@ def test_clang_o2_vectorized_loop(tmp_path) -> None:
     src = tmp_path / "k.c"
     src.write_text(K.C_KERNELS)
     ll = compile_c(clang, src, tmp_path / "k.ll", "-O2")
-    assert "<2 x double>" in ll or "<4 x double>" in ll  # the loop is vectorized
+    assert re.search(r"<\d+ x double>", ll)  # the loop is vectorized (any width)
     one = Compiled(ll, "norm_exp", ["dup", "dup", "const"])
     four = Compiled(ll, "norm_exp", ["dup", "dup", "const"], width=W)
     n = 37

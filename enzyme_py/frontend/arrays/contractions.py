@@ -1,0 +1,372 @@
+"""Contractions: np.einsum, and np.outer, np.inner, np.vdot, np.trace built on the same
+loop nests.
+
+`np.einsum(subscripts, *operands)` takes its subscripts as a string literal, explicit
+(`'ij,jk->ik'`) or implicit (`'ij,jk'`: the labels used once, sorted), any number of
+operands, a label repeated within an operand taking a diagonal (`'ii->i'`). It is one loop
+per label, ordered by `loop_order` so that memory is read in row-major order where the
+subscripts allow it. When every output label is outside every summed label, each output
+element is one scalar accumulation (a dot product: `'ij,kj->ik'`, `'ij,j->i'`); otherwise
+the fresh output is zeroed and accumulated in place (`'ij,jk->ik'` runs `i, j, k`, the
+inner loop contiguous in both `B` and the output, as `@` does).
+
+Invariants: extents of one label agree (a compile-time error for constants that differ, a
+recorded `ValueError` otherwise; size-1 extents do not broadcast); an operand read more
+than once per element is computed once into a temporary; the result is fresh memory (also
+for a pure transpose such as `'ij->ji'`, which NumPy returns as a view); products are
+accumulated in loop order, without reassociation. Ellipsis (`...`) is a `FrontendError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import string
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.arrays import views
+from enzyme_py.frontend.arrays.elementwise import lift
+from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
+from enzyme_py.frontend.arrays.types import promote
+from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar
+from enzyme_py.frontend.values import AVal, SVal, const, convert
+from enzyme_py.ir import types as T
+from enzyme_py.ir.values import ConstantInt, Value
+
+_LABELS = string.ascii_letters
+
+
+# --- subscripts and loop order (pure) -------------------------------------------------------
+
+
+def parse_subscripts(text: str, n: int) -> tuple[list[str], str]:
+    """The operands' labels and the output's, from einsum subscripts for `n` operands
+    (raises ValueError with NumPy's meaning for bad subscripts)."""
+    text = text.replace(" ", "")
+    if "." in text:
+        raise ValueError("ellipsis ('...') in einsum subscripts is not supported")
+    lhs, arrow, out = text.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != n:
+        raise ValueError(f"einsum subscripts name {len(inputs)} operand(s), {n} given")
+    for s in [*inputs, out]:
+        for ch in s:
+            if ch not in _LABELS:
+                raise ValueError(f"invalid subscript {ch!r} in einsum (letters only)")
+    if not arrow:
+        used = "".join(inputs)
+        out = "".join(sorted(ch for ch in set(used) if used.count(ch) == 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"einsum output subscript {out!r} repeats a label")
+    for ch in out:
+        if not any(ch in s for s in inputs):
+            raise ValueError(f"einsum output label {ch!r} is not in any operand")
+    return inputs, out
+
+
+def loop_order(inputs: list[str], output: str) -> list[str]:
+    """The labels, outermost loop first: chosen innermost first, each time the label that
+    is the last not-yet-looped axis of the most arrays (operands and output: stride-order
+    access) and an inner axis of the fewest; ties go to the operands' row-major order."""
+    labels = list(dict.fromkeys("".join(inputs) + output))
+    arrays = [*inputs, output]
+    chosen: list[str] = []
+    while len(chosen) < len(labels):
+        def score(ch: str, among: list[str]) -> int:
+            total = 0
+            for s in among:
+                rest = [x for x in s if x not in chosen]
+                if ch in rest:
+                    total += 1 if rest[-1] == ch else -1
+            return total
+
+        left = [ch for ch in labels if ch not in chosen]
+        best = max(left, key=lambda ch: (score(ch, arrays), score(ch, inputs),
+                                         labels.index(ch)))
+        chosen.append(best)
+    return chosen[::-1]
+
+
+# --- the loop nest --------------------------------------------------------------------------
+
+
+def _label_extents(c: Any, operands: list[Any], inputs: list[str], node: ast.AST
+                   ) -> dict[str, Value]:
+    b = c.b
+    ext: dict[str, Value] = {}
+    for v, s in zip(operands, inputs, strict=True):
+        for axis, (ch, d) in enumerate(zip(s, v.dims, strict=True)):
+            if ch not in ext:
+                ext[ch] = d
+                continue
+            e = ext[ch]
+            if L.same_extent(e, d):
+                continue
+            if isinstance(e, ConstantInt) and isinstance(d, ConstantInt):
+                raise c.src.error(node, f"einsum: label '{ch}' has extents {e.value} and "
+                                  f"{d.value}")
+            c.check(b.icmp("eq", e, d), node, "shape mismatch", e, d, axis)
+    return ext
+
+
+def _nest(c: Any, labels: list[str], ext: dict[str, Value], at: dict[str, Value],
+          body: Callable[[dict[str, Value]], None]) -> None:
+    if not labels:
+        body(at)
+        return
+    c.counted_loop(ext[labels[0]], lambda i: _nest(c, labels[1:], ext, {**at, labels[0]: i},
+                                                   body))
+
+
+def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: Scalar,
+             node: ast.AST) -> Any:
+    """sum over the labels not in `output` of the product of the operands' elements."""
+    b = c.b
+    order = loop_order(inputs, output)
+    operands = [v if isinstance(v, L.Lazy) and set(s) == set(order) and len(set(s)) == len(s)
+                else c.view(v, node) for v, s in zip(operands, inputs, strict=True)]
+    ext = _label_extents(c, operands, inputs, node)
+
+    def product(at: dict[str, Value]) -> SVal:
+        acc: SVal | None = None
+        for v, s in zip(operands, inputs, strict=True):
+            idx = [at[ch] for ch in s]
+            raw = v.element(idx) if isinstance(v, L.Lazy) else \
+                c.b.load(v.type.elem.ir, L.element_address(c, v, idx))
+            x = convert(c.b, SVal(v.type.elem, raw), elem)
+            acc = x if acc is None else c.binop(ast.Mult(), acc, x, node)
+        assert acc is not None
+        return acc
+
+    summed = [ch for ch in order if ch not in output]
+    outer = [ch for ch in order if ch in output]
+    out = L.fresh(c, Array(elem, len(output)), [ext[ch] for ch in output], node) \
+        if output else None
+    if order[:len(outer)] == outer:  # one scalar accumulation per output element
+        slot = c.alloca_at.alloca(elem.ir, name="einsum")
+
+        def element(at: dict[str, Value]) -> None:
+            c.b.store(const(elem, 0).v, slot)
+
+            def add(inner: dict[str, Value]) -> None:
+                cur = SVal(elem, c.b.load(elem.ir, slot))
+                c.b.store(c.binop(ast.Add(), cur, product(inner), node).v, slot)
+
+            _nest(c, summed, ext, at, add)
+            if out is not None:
+                c.b.store(c.b.load(elem.ir, slot),
+                          L.element_address(c, out, [at[ch] for ch in output]))
+
+        _nest(c, outer, ext, {}, element)
+        return out if out is not None else SVal(elem, b.load(elem.ir, slot))
+    assert out is not None
+    zero = const(elem, 0).v
+    _nest(c, list(output), ext, {},
+          lambda at: c.b.store(zero, L.element_address(c, out, [at[ch] for ch in output])))
+
+    def accumulate(at: dict[str, Value]) -> None:
+        where = L.element_address(c, out, [at[ch] for ch in output])
+        cur = SVal(elem, c.b.load(elem.ir, where))
+        c.b.store(c.binop(ast.Add(), cur, product(at), node).v, where)
+
+    _nest(c, order, ext, {}, accumulate)
+    return out
+
+
+# --- np.einsum ------------------------------------------------------------------------------
+
+
+def _subscripts(call: TypeCall | EmitCall) -> str:
+    node = call.arg_nodes[0] if call.arg_nodes else None
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        src = call.typer.src if isinstance(call, TypeCall) else call.c.src
+        raise src.error(node or call.node, "np.einsum needs its subscripts as a string "
+                        "literal", "np.einsum('ij,jk->ik', A, B)")
+    return node.value
+
+
+def _einsum_elem(call: TypeCall, types: list[FType]) -> Scalar:
+    elem = promote(types)
+    if elem == BOOL:
+        raise call.error("np.einsum of boolean arrays is not supported",
+                         "convert first: x.astype(float)")
+    return elem
+
+
+def _einsum_type(call: TypeCall) -> FType | None:
+    call.only("optimize")
+    text = _subscripts(call)
+    types = call.args[1:]
+    if not types:
+        raise call.error("np.einsum needs at least one operand")
+    try:
+        inputs, out = parse_subscripts(text, len(types))
+    except ValueError as err:
+        raise call.error(str(err), "subscripts of letters such as 'ij,jk->ik', 'ii->', "
+                         "'bij,bjk->bik'", call.arg_nodes[0]) from None
+    if any(t is None for t in types):
+        return None
+    for k, (t, s) in enumerate(zip(types, inputs, strict=True)):
+        if not isinstance(t, Array):
+            raise call.error(f"np.einsum operands must be arrays, operand {k} is {t}",
+                             node=call.arg_nodes[k + 1])
+        if t.ndim != len(s):
+            raise call.error(f"np.einsum: operand {k} has {t.ndim} dimension(s) but "
+                             f"subscripts '{s}'", node=call.arg_nodes[k + 1])
+    elem = _einsum_elem(call, types)  # type: ignore[arg-type]
+    return Array(elem, len(out)) if out else elem
+
+
+def _result_elem(t: FType) -> Scalar:
+    return t.elem if isinstance(t, Array) else t  # type: ignore[return-value]
+
+
+@array_function(np.einsum, type_rule=_einsum_type)
+def _einsum(call: EmitCall) -> Any:
+    operands = call.args[1:]
+    inputs, out = parse_subscripts(_subscripts(call), len(operands))
+    return contract(call.c, operands, inputs, out, _result_elem(call.type), call.node)
+
+
+# --- np.outer, np.inner, np.vdot ------------------------------------------------------------
+
+
+def _two_arrays(call: TypeCall, name: str, scalars: bool = False) -> list[FType] | None:
+    call.only()
+    if len(call.args) != 2:
+        raise call.error(f"{name} takes two arrays")
+    if any(t is None for t in call.args):
+        return None
+    for t, n in zip(call.args, call.arg_nodes, strict=True):
+        if not (isinstance(t, Array) or scalars and isinstance(t, Scalar)):
+            raise call.error(f"{name} needs arrays, got {t}", node=n)
+    elem = promote(call.args)  # type: ignore[arg-type]
+    if elem == BOOL:
+        raise call.error(f"{name} of boolean arrays is not supported",
+                         "convert first: x.astype(float)")
+    return call.args  # type: ignore[return-value]
+
+
+def _flat(c: Any, v: Any, node: ast.AST) -> AVal:
+    """`v` as a 1-D view in row-major order (a copy when it is not C-contiguous)."""
+    view = c.view(v, node)
+    if view.type.ndim == 1:
+        return view
+    if not view.contiguous:
+        view = L.copy(c, view, node)
+    return views.reshape(c, view, [L.count_of(c, view.dims)], node)
+
+
+def _outer_type(call: TypeCall) -> FType | None:
+    types = _two_arrays(call, "np.outer")
+    return None if types is None else Array(promote(types), 2)
+
+
+@array_function(np.outer, type_rule=_outer_type)
+def _outer(call: EmitCall) -> Any:
+    c = call.c
+    elem = _result_elem(call.type)
+    a, b = (_flat(c, v, call.node) for v in call.args)
+    one = ConstantInt(T.I64, 1)
+    col = L.Lazy(Array(a.type.elem, 2), [a.dims[0], one],
+                 lambda idx: L.of_view(c, a).element([idx[0]]), [a])
+    row = L.Lazy(Array(b.type.elem, 2), [one, b.dims[0]],
+                 lambda idx: L.of_view(c, b).element([idx[1]]), [b])
+    return lift(c, [col, row], elem,
+                lambda v: c.binop(ast.Mult(), convert(c.b, v[0], elem),
+                                  convert(c.b, v[1], elem), call.node), call.node)
+
+
+def _inner_type(call: TypeCall) -> FType | None:
+    types = _two_arrays(call, "np.inner", scalars=True)
+    if types is None:
+        return None
+    elem = promote(types)
+    if any(isinstance(t, Scalar) for t in types):
+        rank = max(t.ndim for t in types if isinstance(t, Array)) if any(
+            isinstance(t, Array) for t in types) else 0
+        return Array(elem, rank) if rank else elem
+    rank = types[0].ndim + types[1].ndim - 2  # type: ignore[union-attr]
+    return Array(elem, rank) if rank else elem
+
+
+@array_function(np.inner, type_rule=_inner_type)
+def _inner(call: EmitCall) -> Any:
+    c = call.c
+    a, b = call.args
+    if not (L.is_array(a) and L.is_array(b)):
+        return c.binop(ast.Mult(), a, b, call.node)
+    na, nb = a.type.ndim, b.type.ndim
+    sa, sb = _LABELS[:na - 1], _LABELS[na - 1:na + nb - 2]
+    return contract(c, [a, b], [sa + "Z", sb + "Z"], sa + sb, _result_elem(call.type),
+                    call.node)
+
+
+def _vdot_type(call: TypeCall) -> FType | None:
+    types = _two_arrays(call, "np.vdot")
+    return None if types is None else promote(types)
+
+
+@array_function(np.vdot, type_rule=_vdot_type)
+def _vdot(call: EmitCall) -> Any:
+    c = call.c
+    a, b = (_flat(c, v, call.node) for v in call.args)
+    return contract(c, [a, b], ["i", "i"], "", _result_elem(call.type), call.node)
+
+
+# --- np.trace -------------------------------------------------------------------------------
+
+
+def _trace_type(call: TypeCall) -> FType | None:
+    call.only("offset")
+    if not call.args or len(call.args) > 2:
+        raise call.error("np.trace takes a matrix and an offset", "np.trace(A, offset=1)")
+    t = call.args[0]
+    if t is None:
+        return None
+    if not (isinstance(t, Array) and t.ndim == 2):
+        raise call.error(f"np.trace needs a 2-D array, got {t}",
+                         "np.trace of a matrix; np.einsum('bii->b', A) for stacks")
+    _offset(call)
+    return t.elem if t.elem.is_float else I64
+
+
+def _offset(call: TypeCall | EmitCall) -> int:
+    node = call.keywords.get("offset", call.arg_nodes[1] if len(call.arg_nodes) > 1 else None)
+    if node is None:
+        return 0
+    k = call.constant(node)
+    if not isinstance(k, int) or isinstance(k, bool):
+        src = call.typer.src if isinstance(call, TypeCall) else call.c.src
+        raise src.error(node, "np.trace: the offset must be an integer constant")
+    return k
+
+
+@array_function(np.trace, type_rule=_trace_type, method="trace")
+def _trace(call: EmitCall) -> Any:
+    c = call.c
+    b = c.b
+    elem = _result_elem(call.type)
+    src = L.as_lazy(c, call.args[0])
+    off = _offset(call)
+    r0, c0 = max(0, -off), max(0, off)
+    rows = b.sub(src.dims[0], ConstantInt(T.I64, r0)) if r0 else src.dims[0]
+    cols = b.sub(src.dims[1], ConstantInt(T.I64, c0)) if c0 else src.dims[1]
+    n = b.select(b.icmp("slt", rows, cols), rows, cols) if not L.same_extent(rows, cols) \
+        else rows
+    n = b.select(b.icmp("slt", n, ConstantInt(T.I64, 0)), ConstantInt(T.I64, 0), n)
+    slot = c.alloca_at.alloca(elem.ir, name="trace")
+    b.store(const(elem, 0).v, slot)
+
+    def body(k: Value) -> None:
+        i = c.b.add(k, ConstantInt(T.I64, r0)) if r0 else k
+        j = c.b.add(k, ConstantInt(T.I64, c0)) if c0 else k
+        x = convert(c.b, SVal(src.type.elem, src.element([i, j])), elem)
+        c.b.store(c.binop(ast.Add(), SVal(elem, c.b.load(elem.ir, slot)), x, call.node).v,
+                  slot)
+
+    c.counted_loop(n, body)
+    return SVal(elem, b.load(elem.ir, slot))

@@ -1,0 +1,328 @@
+"""NumPy functions of the array layer that are neither reductions nor constructors: np.where,
+np.clip, np.sign, products (np.dot, np.matmul) and layout changes (transpose, swapaxes,
+reshape, ravel/flatten, copy, astype).
+
+Invariant: each entry's type rule and emitter agree on the result type; views stay views
+(transpose, reshape of C-contiguous data, ravel of C-contiguous data), `copy`, `flatten` and
+`astype` always give fresh memory.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from enzyme_py.frontend import builtins as B
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.arrays import types as AT
+from enzyme_py.frontend.arrays import views
+from enzyme_py.frontend.arrays.elementwise import lift, where
+from enzyme_py.frontend.arrays.linalg import matmul, matmul_type
+from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
+from enzyme_py.frontend.ftypes import BOOL, Array, FType, Scalar
+from enzyme_py.frontend.values import SVal, const, convert
+from enzyme_py.ir.values import Value
+
+
+def _arrays_or_scalars(call: TypeCall, n: int, name: str) -> list[FType] | None:
+    if len(call.args) != n:
+        raise call.error(f"{name} takes {n} arguments")
+    for t in call.args:
+        if t is not None and not isinstance(t, Scalar | Array):
+            raise call.error(f"{name} takes arrays and numbers, got {t}")
+    if any(t is None for t in call.args):
+        return None
+    return call.args  # type: ignore[return-value]
+
+
+def _elementwise_type(elem: Scalar, types: list[FType]) -> FType:
+    rank = AT.result_rank(types)
+    return Array(elem, rank) if rank else elem
+
+
+# --- np.where, np.clip, np.sign -------------------------------------------------------------
+
+
+def _where_type(call: TypeCall) -> FType | None:
+    call.only()
+    types = _arrays_or_scalars(call, 3, "np.where")
+    if types is None:
+        return None
+    return _elementwise_type(AT.promote(types[1:]), types)
+
+
+@array_function(np.where, type_rule=_where_type)
+def _where(call: EmitCall) -> Any:
+    c = call.c
+    elem = call.type.elem if isinstance(call.type, Array) else call.type
+    assert isinstance(elem, Scalar)
+    cond, x, y = call.args
+    if not any(L.is_array(a) for a in call.args):
+        test = convert(c.b, cond, BOOL).v
+        return SVal(elem, c.b.select(test, convert(c.b, x, elem).v, convert(c.b, y, elem).v))
+    return where(c, cond, x, y, elem, call.node)
+
+
+def _clip_type(call: TypeCall) -> FType | None:
+    call.only("a_min", "a_max", "min", "max")
+    types = [call.args[0]]
+    for k in ("a_min", "a_max", "min", "max"):
+        if k in call.keywords:
+            types.append(call.typeof(call.keywords[k]))
+    types += call.args[1:]
+    if any(t is None for t in types):
+        return None
+    return _elementwise_type(AT.promote(types), types)  # type: ignore[arg-type]
+
+
+def _bounds(call: EmitCall) -> tuple[Any, Any]:
+    lo_e = call.keywords.get("a_min", call.keywords.get("min"))
+    hi_e = call.keywords.get("a_max", call.keywords.get("max"))
+    rest = list(call.args[1:])
+    lo = call.c.expr(lo_e) if lo_e is not None else (rest.pop(0) if rest else None)
+    hi = call.c.expr(hi_e) if hi_e is not None else (rest.pop(0) if rest else None)
+    return lo, hi
+
+
+@array_function(np.clip, type_rule=_clip_type, method="clip")
+def _clip(call: EmitCall) -> Any:
+    c = call.c
+    elem = call.type.elem if isinstance(call.type, Array) else call.type
+    assert isinstance(elem, Scalar)
+    lo, hi = _bounds(call)
+    operands = [call.args[0]] + [v for v in (lo, hi) if v is not None]
+    has_lo, has_hi = lo is not None, hi is not None
+
+    def rule(v: list[SVal]) -> SVal:
+        x = convert(c.b, v[0], elem).v
+        k = 1
+        if has_lo:  # np.clip = minimum(maximum(x, lo), hi)
+            m = convert(c.b, v[k], elem).v
+            x = c.b.select(_less(c, elem, x, m), m, x)
+            k += 1
+        if has_hi:
+            m = convert(c.b, v[k], elem).v
+            x = c.b.select(_less(c, elem, m, x), m, x)
+        return SVal(elem, x)
+
+    if not any(L.is_array(a) for a in operands):
+        return rule(operands)
+    return lift(c, operands, elem, rule, call.node)
+
+
+def _less(c: Any, elem: Scalar, x: Value, y: Value) -> Value:
+    return c.b.fcmp("olt", x, y) if elem.is_float else c.b.icmp("slt", x, y)
+
+
+def _sign_type(call: TypeCall) -> FType | None:
+    call.only()
+    types = _arrays_or_scalars(call, 1, "np.sign")
+    if types is None:
+        return None
+    return _elementwise_type(AT.promote(types), types)
+
+
+@array_function(np.sign, type_rule=_sign_type)
+def _sign(call: EmitCall) -> Any:
+    c = call.c
+    elem = call.type.elem if isinstance(call.type, Array) else call.type
+    assert isinstance(elem, Scalar)
+
+    def rule(v: list[SVal]) -> SVal:
+        x = convert(c.b, v[0], elem).v
+        zero, one, minus = const(elem, 0).v, const(elem, 1).v, const(elem, -1).v
+        pos = _less(c, elem, zero, x)
+        neg = _less(c, elem, x, zero)
+        return SVal(elem, c.b.select(pos, one, c.b.select(neg, minus, x)))  # NaN, 0 stay
+
+    if not L.is_array(call.args[0]):
+        return rule(call.args)
+    return lift(c, call.args, elem, rule, call.node)
+
+
+# --- products -------------------------------------------------------------------------------
+
+
+def _matmul_rule(call: TypeCall) -> FType | None:
+    call.only()
+    if len(call.args) != 2:
+        raise call.error("np.dot / np.matmul take two arrays")
+    a, b = call.args
+    if a is None or b is None:
+        return None
+    if isinstance(a, Scalar) or isinstance(b, Scalar):
+        if call.node.func and isinstance(a, Scalar | Array) and isinstance(b, Scalar | Array):
+            if _is_dot(call):  # np.dot with a scalar is multiplication
+                return _elementwise_type(AT.promote([a, b]), [a, b])
+        raise call.error("np.matmul needs two arrays (use * to scale)")
+    if not (isinstance(a, Array) and isinstance(b, Array)):
+        raise call.error(f"np.dot / np.matmul of {a} and {b}")
+    if _is_dot(call) and a.ndim > 2 and b.ndim > 1:
+        raise call.error("np.dot of N-D arrays (N > 2) is not supported",
+                         "np.matmul / @ (stacks of matrices), np.einsum")
+    try:
+        return matmul_type(a, b)
+    except ValueError as err:
+        raise call.error(str(err)) from None
+
+
+def _is_dot(call: TypeCall | EmitCall) -> bool:
+    f = call.node.func
+    name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+    return name == "dot"
+
+
+@array_function(np.dot, np.matmul, type_rule=_matmul_rule, method="dot")
+def _matmul(call: EmitCall) -> Any:
+    a, b = call.args
+    if not (L.is_array(a) and L.is_array(b)):
+        return call.c.binop(ast.Mult(), a, b, call.node)
+    return matmul(call.c, a, b, call.node)
+
+
+# --- layout ---------------------------------------------------------------------------------
+
+
+def _one_array(call: TypeCall, name: str) -> Array | None:
+    if not call.args:
+        raise call.error(f"{name} needs an array")
+    t = call.args[0]
+    if t is None:
+        return None
+    if not isinstance(t, Array):
+        raise call.error(f"{name} needs an array, got {t}")
+    return t
+
+
+def _transpose_type(call: TypeCall) -> FType | None:
+    call.only("axes")
+    t = _one_array(call, "transpose")
+    if t is None:
+        return None
+    return t.value
+
+
+def _axes_arg(call: EmitCall, ndim: int) -> list[int] | None:
+    nodes = call.arg_nodes[1:]
+    if "axes" in call.keywords:
+        nodes = [call.keywords["axes"]]
+    if not nodes:
+        return None
+    vals = [call.constant(n) for n in nodes]
+    axes = list(vals[0]) if len(vals) == 1 and isinstance(vals[0], tuple) else vals
+    return [a % ndim for a in axes]
+
+
+@array_function(np.transpose, type_rule=_transpose_type, method="transpose", view=True)
+def _transpose(call: EmitCall) -> Any:
+    c = call.c
+    v = c.view(call.args[0], call.node)
+    try:
+        return views.transpose(c, v, _axes_arg(call, v.type.ndim))
+    except ValueError as err:
+        raise c.src.error(call.node, str(err)) from None
+
+
+def _swapaxes_type(call: TypeCall) -> FType | None:
+    call.only()
+    t = _one_array(call, "swapaxes")
+    if len(call.arg_nodes) != 3:
+        raise call.error("swapaxes takes an array and two axes")
+    return None if t is None else t.value
+
+
+@array_function(np.swapaxes, type_rule=_swapaxes_type, method="swapaxes", view=True)
+def _swapaxes(call: EmitCall) -> Any:
+    c = call.c
+    v = c.view(call.args[0], call.node)
+    n = v.type.ndim
+    a, b = (call.constant(x) % n for x in call.arg_nodes[1:3])
+    order = list(range(n))
+    order[a], order[b] = order[b], order[a]
+    return views.transpose(c, v, order)
+
+
+def _shape_nodes(call: TypeCall | EmitCall) -> list[ast.expr]:
+    nodes = call.arg_nodes[1:]
+    if "newshape" in call.keywords or "shape" in call.keywords:
+        nodes = [call.keywords.get("newshape", call.keywords.get("shape"))]  # type: ignore
+    if len(nodes) == 1 and isinstance(nodes[0], ast.Tuple | ast.List):
+        return list(nodes[0].elts)  # type: ignore[union-attr]
+    return nodes
+
+
+def _reshape_type(call: TypeCall) -> FType | None:
+    call.only("newshape", "shape")
+    t = _one_array(call, "reshape")
+    nodes = _shape_nodes(call)
+    if not nodes:
+        raise call.error("reshape needs the new shape")
+    if len(nodes) == 1 and isinstance(call.typeof(nodes[0]), Array):
+        raise call.error("reshape takes a shape, not an array")
+    for n in nodes:
+        s = call.typeof(n)
+        if s is not None and not (isinstance(s, Scalar) and s.is_int):
+            raise call.error(f"reshape: an extent has type {s}", node=n)
+    return None if t is None else Array(t.elem, len(nodes))
+
+
+@array_function(np.reshape, type_rule=_reshape_type, method="reshape", view=True)
+def _reshape(call: EmitCall) -> Any:
+    c = call.c
+    v = c.view(call.args[0], call.node)
+    dims = [c.int_value(n) for n in _shape_nodes(call)]
+    return views.reshape(c, v, dims, call.node)
+
+
+def _ravel_type(call: TypeCall) -> FType | None:
+    call.only()
+    t = _one_array(call, "ravel")
+    return None if t is None else Array(t.elem, 1)
+
+
+@array_function(np.ravel, type_rule=_ravel_type, method="ravel", view=True)
+def _ravel(call: EmitCall) -> Any:
+    c = call.c
+    v = call.args[0]
+    if isinstance(v, L.Lazy) or not v.contiguous:
+        v = L.copy(c, v, call.node)  # NumPy copies a non-contiguous array too
+    return views.reshape(c, v, [L.count_of(c, v.dims)], call.node)
+
+
+@array_function(type_rule=_ravel_type, method="flatten")
+def _flatten(call: EmitCall) -> Any:
+    c = call.c
+    v = L.copy(c, call.args[0], call.node)
+    return views.reshape(c, v, [L.count_of(c, v.dims)], call.node)
+
+
+def _copy_type(call: TypeCall) -> FType | None:
+    call.only()
+    t = _one_array(call, "copy")
+    return None if t is None else t.value
+
+
+@array_function(np.copy, type_rule=_copy_type, method="copy")
+def _copy(call: EmitCall) -> Any:
+    return L.copy(call.c, call.args[0], call.node)
+
+
+def _astype_type(call: TypeCall) -> FType | None:
+    call.only()
+    t = _one_array(call, "astype")
+    if len(call.arg_nodes) != 2:
+        raise call.error("astype takes the dtype", "x.astype(float), x.astype(np.float32)")
+    d = call.typer.resolve_global(call.arg_nodes[1])
+    if d not in B.DTYPES:
+        raise call.error("unsupported dtype", "float, int, np.float64, np.float32, np.int64, "
+                         "np.int32", call.arg_nodes[1])
+    return None if t is None else Array(Scalar(B.DTYPES[d]), t.ndim)
+
+
+@array_function(type_rule=_astype_type, method="astype")
+def _astype(call: EmitCall) -> Any:
+    assert isinstance(call.type, Array)
+    c = call.c
+    return L.copy(c, L.converted(c, L.as_lazy(c, call.args[0]), call.type.elem), call.node)

@@ -1,0 +1,116 @@
+"""Heap buffers of the function being compiled, and who frees each one.
+
+Arrays the front end creates live on the heap (`malloc`), so that any size works and loops may
+create them. Ownership is decided at compile time:
+
+- A buffer made while evaluating a statement is a *temporary* of that statement, freed when
+  the statement ends, unless a variable claims it.
+- A variable that is never an alias of another array variable (`Typer.shared` says which
+  are) *owns* the buffer bound to it: rebinding it frees the old buffer after the new value
+  is computed, and the function's exit frees the last one.
+- A shared variable (`b = a`, `row = X[i]`, `for row in X`) keeps each buffer bound to it
+  until the function exits, in a slot per binding statement; binding one inside a loop is
+  refused at compile time (its buffers would pile up).
+
+Invariants: every buffer is freed exactly once on every path out of the function, error exits
+included (a failed check frees the live temporaries; the exit block frees every slot, and
+`free(NULL)` is a no-op); a size whose byte count overflows, and a failed `malloc`, are
+recorded errors (`MemoryError`), never a crash.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enzyme_py.frontend.ftypes import Scalar
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.layout import alloc_size
+from enzyme_py.ir.values import ConstantInt, ConstantKeyword, Value
+
+if TYPE_CHECKING:
+    import ast
+
+    from enzyme_py.frontend.compiler import FunctionCompiler
+
+_MAX_BYTES = 1 << 62
+NULL = ConstantKeyword(T.PTR, "null")
+
+
+class Heap:
+    def __init__(self, c: FunctionCompiler) -> None:
+        self.c = c
+        self.levels: list[list[Value]] = []  # temporaries of the statements being compiled
+        self.slots: list[Value] = []  # allocas holding a buffer the exit must free
+
+    # --- allocation ---------------------------------------------------------------------------
+
+    def allocate(self, elem: Scalar, count: Value, node: ast.AST) -> Value:
+        """A fresh uninitialized buffer of `count` elements, a temporary of this statement."""
+        c = self.c
+        b = c.b
+        size = alloc_size(elem.ir)
+        if not (isinstance(count, ConstantInt) and 0 <= count.value * size < _MAX_BYTES):
+            limit = ConstantInt(T.I64, _MAX_BYTES // size)
+            c.check(b.icmp("ult", count, limit), node, "array size", count, limit, 0)
+        nbytes = count.value * size if isinstance(count, ConstantInt) else None
+        total: Value = ConstantInt(T.I64, nbytes) if nbytes is not None else \
+            b.mul(count, ConstantInt(T.I64, size), flags=("nuw", "nsw"))
+        malloc = c.fn.parent.declare_function("malloc", T.FunctionType(T.PTR, (T.I64,)))
+        ptr = b.call(malloc, [total], name="buf")
+        if nbytes != 0:
+            ok = b.icmp("ne", ptr, NULL)
+            if nbytes is None:
+                ok = b.binop("or", ok, b.icmp("eq", total, ConstantInt(T.I64, 0)))
+            c.check(ok, node, "allocation", total, ConstantInt(T.I64, 0), 0)
+        if self.levels:
+            self.levels[-1].append(ptr)
+        return ptr
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def begin_statement(self) -> None:
+        self.levels.append([])
+
+    def end_statement(self) -> None:
+        temps = self.levels.pop()
+        if temps and not self.c.terminated():
+            for p in temps:
+                self._free(self.c.b, p)
+
+    def claim(self, base: Value) -> bool:
+        """Take `base` off the temporaries (a variable now owns it); False if it was not one."""
+        for level in self.levels:
+            if base in level:
+                level.remove(base)
+                return True
+        return False
+
+    def free_live_temporaries(self, b: Builder) -> None:
+        """On an error path: free what the statements being compiled allocated so far."""
+        for level in self.levels:
+            for p in level:
+                self._free(b, p)
+
+    # --- slots freed at exit ------------------------------------------------------------------
+
+    def new_slot(self, name: str) -> Value:
+        slot = self.c.alloca_at.alloca(T.PTR, name=name)
+        self.c.alloca_at.store(NULL, slot)
+        self.slots.append(slot)
+        return slot
+
+    def rebind(self, slot: Value, new: Value | None) -> None:
+        """Free the buffer `slot` holds and keep `new` (or nothing) there."""
+        b = self.c.b
+        old = b.load(T.PTR, slot)
+        b.store(new if new is not None else NULL, slot)
+        self._free(b, old)
+
+    def exit_frees(self, b: Builder) -> None:
+        for slot in self.slots:
+            self._free(b, b.load(T.PTR, slot))
+
+    def _free(self, b: Builder, p: Value) -> None:
+        free = self.c.fn.parent.declare_function("free", T.FunctionType(T.VOID, (T.PTR,)))
+        b.call(free, [p])

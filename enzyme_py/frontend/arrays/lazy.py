@@ -1,0 +1,192 @@
+"""Lazy element-wise array expressions: fused into their consumer, materialized on demand.
+
+A `Lazy` is an array whose elements are not stored anywhere: `element(idx)` emits the code
+computing the element at `idx` (one in-range i64 index per extent) at the compiler's builder.
+Element-wise operators build `Lazy` trees over views, scalars and other `Lazy`s, so
+`np.sum(np.exp(x) * y)` is one loop that loads `x[i]` and `y[i]`, with no temporary.
+
+Broadcasting follows NumPy: shapes align at the right; an extent of 1 stretches. Extents are
+run-time values, so an extent that may be 1 is handled by a multiplier `(d != 1)` on its
+index, computed once before the loops, and a shape mismatch is a recorded error (`ValueError`
+naming the source line). Extents known equal at compile time (the same IR value, or equal
+constants) need neither.
+
+Invariants: building a `Lazy` emits only loop-invariant code (extents, multipliers, checks);
+all per-element code is emitted by `element`, at the consumer's position, exactly once per
+element; `materialize` gives a fresh C-contiguous heap buffer (a temporary of the statement).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
+
+from enzyme_py.frontend.arrays import loops
+from enzyme_py.frontend.ftypes import Array, Scalar
+from enzyme_py.frontend.values import AVal, SVal, add_i64, c_strides, convert, mul_i64
+from enzyme_py.ir import types as T
+from enzyme_py.ir.values import ConstantInt, Value
+
+if TYPE_CHECKING:
+    from enzyme_py.frontend.compiler import FunctionCompiler
+
+
+@dataclass
+class Lazy:
+    type: Array
+    dims: list[Value]
+    element: Callable[[list[Value]], Value]  # idx -> IR value of type.elem
+    reads: list[AVal] = field(default_factory=list)  # views it loads from (overlap checks)
+
+
+ArrayValue = Union[AVal, Lazy]  # noqa: UP007 - a runtime alias
+
+
+def is_array(v: object) -> bool:
+    return isinstance(v, AVal | Lazy)
+
+
+def same_extent(a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    return isinstance(a, ConstantInt) and isinstance(b, ConstantInt) and a.value == b.value
+
+
+def _is_one(d: Value) -> bool:
+    return isinstance(d, ConstantInt) and d.value == 1
+
+
+# --- reading elements -----------------------------------------------------------------------
+
+
+def element_address(c: FunctionCompiler, v: AVal, idx: list[Value]) -> Value:
+    b = c.b
+    flat: Value = ConstantInt(T.I64, 0)
+    for i, s in zip(idx, v.strides, strict=True):
+        flat = add_i64(b, flat, mul_i64(b, i, s))
+    return b.getelementptr(v.type.elem.ir, v.ptr, [flat])
+
+
+def of_view(c: FunctionCompiler, v: AVal) -> Lazy:
+    def element(idx: list[Value]) -> Value:
+        return c.b.load(v.type.elem.ir, element_address(c, v, idx))
+
+    return Lazy(v.type.value, list(v.dims), element, [v])
+
+
+def as_lazy(c: FunctionCompiler, v: ArrayValue) -> Lazy:
+    return v if isinstance(v, Lazy) else of_view(c, v)
+
+
+def converted(c: FunctionCompiler, v: Lazy, elem: Scalar) -> Lazy:
+    """`v` with elements converted to `elem` (NumPy's casting on promotion)."""
+    if v.type.elem == elem:
+        return v
+
+    def element(idx: list[Value]) -> Value:
+        return convert(c.b, SVal(v.type.elem, v.element(idx)), elem).v
+
+    return Lazy(Array(elem, v.type.ndim), v.dims, element, v.reads)
+
+
+# --- broadcasting ---------------------------------------------------------------------------
+
+
+def broadcast_dims(c: FunctionCompiler, shapes: list[list[Value]], node: ast.AST) -> list[Value]:
+    """The broadcast shape of `shapes`, with a run-time check where extents may differ."""
+    b = c.b
+    rank = max((len(s) for s in shapes), default=0)
+    out: list[Value] = []
+    for k in range(rank):
+        axis = rank - 1 - k  # position from the right
+        ds = [s[len(s) - rank + k] for s in shapes if len(s) - rank + k >= 0]
+        ds = [d for d in ds if not _is_one(d)] or [ConstantInt(T.I64, 1)]
+        cur = ds[0]
+        for d in ds[1:]:
+            if same_extent(cur, d):
+                continue
+            if isinstance(cur, ConstantInt) and isinstance(d, ConstantInt):
+                raise c.src.error(node, f"operands could not be broadcast together: extents "
+                                  f"{cur.value} and {d.value} on axis {k}")
+            one_c = b.icmp("eq", cur, ConstantInt(T.I64, 1))
+            ok = b.binop("or", b.binop("or", b.icmp("eq", cur, d), one_c),
+                         b.icmp("eq", d, ConstantInt(T.I64, 1)))
+            c.check(ok, node, "broadcast", cur, d, axis)
+            cur = b.select(one_c, d, cur)
+        out.append(cur)
+    return out
+
+
+def broadcast_to(c: FunctionCompiler, v: Lazy, dims: list[Value]) -> Lazy:
+    """`v` read at indexes of the (already checked) broadcast shape `dims`."""
+    off = len(dims) - len(v.dims)
+    assert off >= 0
+    if off == 0 and all(same_extent(a, d) for a, d in zip(v.dims, dims, strict=True)):
+        return v
+    b = c.b
+    scale: list[Value | None] = []  # per axis of v: None (index as is), 0, or (d != 1)
+    for d, out in zip(v.dims, dims[off:], strict=True):
+        if same_extent(d, out):
+            scale.append(None)
+        elif _is_one(d):
+            scale.append(ConstantInt(T.I64, 0))
+        else:
+            scale.append(b.zext(b.icmp("ne", d, ConstantInt(T.I64, 1)), T.I64))
+
+    def element(idx: list[Value]) -> Value:
+        inner = []
+        for i, s in zip(idx[off:], scale, strict=True):
+            inner.append(i if s is None else mul_i64(c.b, i, s))
+        return v.element(inner)
+
+    return Lazy(v.type, list(dims), element, v.reads)
+
+
+def scalar_lazy(c: FunctionCompiler, s: SVal, dims: list[Value]) -> Lazy:
+    return Lazy(Array(s.type, len(dims)), list(dims), lambda idx: s.v)
+
+
+# --- materialization ------------------------------------------------------------------------
+
+
+def count_of(c: FunctionCompiler, dims: list[Value]) -> Value:
+    n: Value = ConstantInt(T.I64, 1)
+    for d in dims:
+        n = mul_i64(c.b, n, d)
+    return n
+
+
+def fresh(c: FunctionCompiler, t: Array, dims: list[Value], node: ast.AST) -> AVal:
+    """A new uninitialized C-contiguous array (a heap temporary of the statement)."""
+    ptr = c.heap.allocate(t.elem, count_of(c, dims), node)
+    return AVal(t.value, ptr, list(dims), c_strides(c.b, dims), True, ("temp", ptr), ptr)
+
+
+def store_elements(c: FunctionCompiler, dest: AVal, v: Lazy) -> None:
+    """dest[...] = v, element by element (no overlap check: see `writes`)."""
+    elem = dest.type.elem
+
+    def body(idx: list[Value]) -> None:
+        x = convert(c.b, SVal(v.type.elem, v.element(idx)), elem).v
+        c.b.store(x, element_address(c, dest, idx))
+
+    loops.nest(c, list(dest.dims), body)
+
+
+def materialize(c: FunctionCompiler, v: ArrayValue, node: ast.AST) -> AVal:
+    """`v` as a view; a `Lazy` is computed into a fresh buffer."""
+    if isinstance(v, AVal):
+        return v
+    out = fresh(c, v.type, v.dims, node)
+    store_elements(c, out, v)
+    return out
+
+
+def copy(c: FunctionCompiler, v: ArrayValue, node: ast.AST) -> AVal:
+    """A fresh C-contiguous copy of `v` (even when `v` is a view already)."""
+    lz = as_lazy(c, v)
+    out = fresh(c, lz.type, lz.dims, node)
+    store_elements(c, out, lz)
+    return out

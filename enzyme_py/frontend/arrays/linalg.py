@@ -1,0 +1,330 @@
+"""Matrix products: `@` / `np.matmul`, `np.dot`, as loop nests LLVM vectorizes; and
+`np.linalg.norm` built on the reductions.
+
+Shapes follow NumPy: 1-D·1-D is a scalar; 2-D·1-D and 1-D·2-D are vectors; 2-D·2-D a matrix;
+N-D operands (N > 2) are stacks of matrices broadcast over the leading axes (`np.matmul`).
+The inner extents must agree (a recorded `ValueError` otherwise).
+
+Loop order: a matrix product runs `i, k, j` (`C[i, :] += A[i, k] * B[k, :]`), so the inner
+loop is contiguous in `B` and `C` and carries no reduction: it vectorizes without
+reassociation, in the primal and in the adjoint. A matrix-vector product is a row dot per
+output (contiguous rows of A).
+
+Invariant: operands are read as views (a lazy operand is computed once into a temporary:
+each of its elements is read many times); the result is a fresh buffer.
+
+np.linalg.norm follows NumPy: ord=None is the 2-norm of the flattened array (any rank) or
+of the vectors along `axis`; vector orders 2, 1, inf, -inf, 0 and any other number p;
+matrix orders (two axes, or a 2-D array with an ord) 'fro', 1, -1, inf, -inf. Singular-value
+norms (matrix ord=2, -2, 'nuc') are a `FrontendError`. Norms are reductions of x*x, |x| or
+|x|**p read once in row-major order (no scaling against overflow, as NumPy's ord=None).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.arrays import loops
+from enzyme_py.frontend.arrays.elementwise import lift
+from enzyme_py.frontend.arrays.reductions import error, normalize_axes, reduce
+from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
+from enzyme_py.frontend.arrays.types import promote
+from enzyme_py.frontend.ftypes import F64, Array, FType, Scalar
+from enzyme_py.frontend.values import AVal, SVal, const, convert
+from enzyme_py.ir import types as T
+from enzyme_py.ir.values import ConstantInt, Value, const_float
+from enzyme_py.rules.mathcalls import emit_math
+
+if TYPE_CHECKING:
+    from enzyme_py.frontend.compiler import FunctionCompiler
+
+
+def matmul_type(a: Array, b: Array) -> Scalar | Array:
+    """The result type of `a @ b` (raises ValueError for shapes NumPy rejects)."""
+    elem = promote([a, b])
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: operands must not be scalars")
+    if a.ndim == 1 and b.ndim == 1:
+        return elem
+    if a.ndim == 1 or b.ndim == 1:
+        return Array(elem, max(a.ndim, b.ndim) - 1)
+    return Array(elem, max(a.ndim, b.ndim))
+
+
+def _load(c: FunctionCompiler, v: AVal, idx: list[Value], elem: Scalar) -> Value:
+    x = c.b.load(v.type.elem.ir, L.element_address(c, v, idx))
+    return convert(c.b, SVal(v.type.elem, x), elem).v
+
+
+def _check_inner(c: FunctionCompiler, n: Value, m: Value, node: ast.AST) -> None:
+    if L.same_extent(n, m):
+        return
+    if isinstance(n, ConstantInt) and isinstance(m, ConstantInt):
+        raise c.src.error(node, f"matmul: inner extents {n.value} and {m.value} differ")
+    c.check(c.b.icmp("eq", n, m), node, "matching inner dimensions", n, m, 0)
+
+
+def _dot_into(c: FunctionCompiler, elem: Scalar, n: Value, a_at: Any, b_at: Any) -> Value:
+    """sum over k < n of a_at(k) * b_at(k), accumulated in order."""
+    b = c.b
+    acc = c.alloca_at.alloca(elem.ir, name="dot")
+    b.store(const(elem, 0).v, acc)
+
+    def body(k: Value) -> None:
+        prod = c.binop(ast.Mult(), SVal(elem, a_at(k)), SVal(elem, b_at(k)), c.fdef)
+        cur = SVal(elem, c.b.load(elem.ir, acc))
+        c.b.store(c.binop(ast.Add(), cur, prod, c.fdef).v, acc)
+
+    c.counted_loop(n, body)
+    return b.load(elem.ir, acc)
+
+
+def matmul(c: FunctionCompiler, a: Any, b: Any, node: ast.AST) -> Any:
+    if not (L.is_array(a) and L.is_array(b)):
+        raise c.src.error(node, "@ / np.matmul / np.dot need two arrays here")
+    av, bv = c.view(a, node), c.view(b, node)
+    try:
+        rt = matmul_type(av.type, bv.type)
+    except ValueError as err:
+        raise c.src.error(node, str(err)) from None
+    elem = rt if isinstance(rt, Scalar) else rt.elem
+    if av.type.ndim == 1 and bv.type.ndim == 1:
+        _check_inner(c, av.dims[0], bv.dims[0], node)
+        return SVal(elem, _dot_into(c, elem, av.dims[0], lambda k: _load(c, av, [k], elem),
+                                    lambda k: _load(c, bv, [k], elem)))
+    if bv.type.ndim == 1:  # (..., n, k) @ (k,) -> (..., n): row dots
+        _check_inner(c, av.dims[-1], bv.dims[0], node)
+        out = L.fresh(c, Array(elem, av.type.ndim - 1), av.dims[:-1], node)
+
+        def row(idx: list[Value]) -> None:
+            v = _dot_into(c, elem, bv.dims[0], lambda k: _load(c, av, [*idx, k], elem),
+                          lambda k: _load(c, bv, [k], elem))
+            c.b.store(v, L.element_address(c, out, idx))
+
+        loops.nest(c, out.dims, row)
+        return out
+    if av.type.ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
+        _check_inner(c, av.dims[0], bv.dims[-2], node)
+        dims = [*bv.dims[:-2], bv.dims[-1]]
+        out = L.fresh(c, Array(elem, len(dims)), dims, node)
+        _zero(c, out)
+
+        def col(idx: list[Value]) -> None:  # out[..., :] += a[k] * b[..., k, :]
+            lead = idx[:-1]
+
+            def over_k(k: Value) -> None:
+                ak = _load(c, av, [k], elem)
+
+                def over_j(j: Value) -> None:
+                    _accumulate(c, out, [*lead, j], elem, ak,
+                                _load(c, bv, [*lead, k, j], elem))
+
+                c.counted_loop(bv.dims[-1], over_j)
+
+            c.counted_loop(av.dims[0], over_k)
+
+        loops.nest(c, [*bv.dims[:-2], ConstantInt(T.I64, 1)], col)
+        return out
+    return _matrix_product(c, av, bv, elem, node)
+
+
+def _zero(c: FunctionCompiler, out: AVal) -> None:
+    zero = const(out.type.elem, 0).v
+    loops.nest(c, out.dims, lambda idx: c.b.store(zero, L.element_address(c, out, idx)))
+
+
+def _accumulate(c: FunctionCompiler, out: AVal, idx: list[Value], elem: Scalar, x: Value,
+                y: Value) -> None:
+    at = L.element_address(c, out, idx)
+    prod = c.binop(ast.Mult(), SVal(elem, x), SVal(elem, y), c.fdef)
+    cur = SVal(elem, c.b.load(elem.ir, at))
+    c.b.store(c.binop(ast.Add(), cur, prod, c.fdef).v, at)
+
+
+def _matrix_product(c: FunctionCompiler, av: AVal, bv: AVal, elem: Scalar,
+                    node: ast.AST) -> AVal:
+    """(..., n, k) @ (..., k, m) with the leading axes broadcast."""
+    _check_inner(c, av.dims[-1], bv.dims[-2], node)
+    lead = L.broadcast_dims(c, [av.dims[:-2], bv.dims[:-2]], node)
+    n, m, inner = av.dims[-2], bv.dims[-1], av.dims[-1]
+    out = L.fresh(c, Array(elem, len(lead) + 2), [*lead, n, m], node)
+    _zero(c, out)
+    a_lead = _lead_view(c, av, lead)
+    b_lead = _lead_view(c, bv, lead)
+
+    def batch(bidx: list[Value]) -> None:
+        def over_i(i: Value) -> None:
+            def over_k(k: Value) -> None:
+                aik = _load(c, a_lead, [*bidx, i, k], elem)
+
+                def over_j(j: Value) -> None:
+                    _accumulate(c, out, [*bidx, i, j], elem, aik,
+                                _load(c, b_lead, [*bidx, k, j], elem))
+
+                c.counted_loop(m, over_j)
+
+            c.counted_loop(inner, over_k)
+
+        c.counted_loop(n, over_i)
+
+    loops.nest(c, lead, batch)
+    return out
+
+
+def _lead_view(c: FunctionCompiler, v: AVal, lead: list[Value]) -> AVal:
+    """`v` seen with leading axes `lead` (broadcast: stride 0 where v has extent 1 or
+    lacks the axis)."""
+    b = c.b
+    own = v.type.ndim - 2
+    off = len(lead) - own
+    dims, strides = [], []
+    for k, d in enumerate(lead):
+        if k < off:
+            dims.append(d)
+            strides.append(ConstantInt(T.I64, 0))
+            continue
+        vd, vs = v.dims[k - off], v.strides[k - off]
+        dims.append(d)
+        if L.same_extent(vd, d):
+            strides.append(vs)
+        else:
+            one = b.icmp("eq", vd, ConstantInt(T.I64, 1))
+            strides.append(b.select(one, ConstantInt(T.I64, 0), vs))
+    return AVal(Array(v.type.elem, len(lead) + 2), v.ptr, [*dims, *v.dims[-2:]],
+                [*strides, *v.strides[-2:]], False, v.root)
+
+
+# --- np.linalg.norm -------------------------------------------------------------------------
+
+_MATRIX_ORDS = "None/'fro', 1, -1, np.inf, -np.inf"
+_VECTOR_ORDS = "None/2, 1, np.inf, -np.inf, 0, any other number p (sum |x|**p)**(1/p)"
+
+
+@dataclass(frozen=True)
+class NormSpec:
+    """What np.linalg.norm computes: a vector norm over `axes` (one axis, or all of them
+    flattened), or a matrix norm over `axes` = (row axis, column axis)."""
+
+    ord: object  # None, a number, or 'fro'
+    axes: tuple[int, ...]
+    matrix: bool
+    keepdims: bool
+
+
+def norm_spec(call: TypeCall | EmitCall, ndim: int) -> NormSpec:
+    """Read and check `ord=`, `axis=` and `keepdims=` as NumPy does (errors as FrontendError)."""
+    nodes = call.arg_nodes
+    ord_node = call.keywords.get("ord", nodes[1] if len(nodes) > 1 else None)
+    axis_node = call.keywords.get("axis", nodes[2] if len(nodes) > 2 else None)
+    keep_node = call.keywords.get("keepdims", nodes[3] if len(nodes) > 3 else None)
+    if isinstance(ord_node, ast.Constant) and isinstance(ord_node.value, str):
+        order: object = ord_node.value
+    else:
+        order = call.constant(ord_node) if ord_node is not None else None
+        if isinstance(order, bool) or not (order is None or isinstance(order, int | float)):
+            raise error(call, f"invalid norm order {order!r}", ord_node,
+                        f"vectors: {_VECTOR_ORDS}; matrices: {_MATRIX_ORDS}")
+    keepdims = bool(call.constant(keep_node)) if keep_node is not None else False
+    axis = call.constant(axis_node) if axis_node is not None else None
+    if axis is None:
+        if order is None:  # the 2-norm of the flattened array, any rank
+            return NormSpec(None, tuple(range(ndim)), False, keepdims)
+        if ndim not in (1, 2):
+            raise error(call, f"np.linalg.norm with ord={order!r} needs a 1-D or 2-D array "
+                        f"(got {ndim}-D)", ord_node, "axis=... to pick the axes")
+        axis_t: tuple[int, ...] = tuple(range(ndim))
+    else:
+        axis_t = normalize_axes(call, ndim, axis_node)
+        if isinstance(axis, tuple) and len(axis) == 2:
+            raw = tuple(a % ndim for a in axis)  # (row, column) in the caller's order
+            axis_t = raw
+        if len(axis_t) not in (1, 2):
+            raise error(call, "np.linalg.norm takes one axis (vector norms) or two (matrix "
+                        "norms)", axis_node)
+    matrix = len(axis_t) == 2
+    if matrix:
+        if order in (2, -2, "nuc"):
+            raise error(call, f"np.linalg.norm with ord={order!r} of a matrix (a singular "
+                        "value norm) is not supported", ord_node, _MATRIX_ORDS)
+        if order not in (None, "fro", 1, -1, math.inf, -math.inf):
+            raise error(call, f"invalid norm order {order!r} for matrices", ord_node,
+                        _MATRIX_ORDS)
+    elif isinstance(order, str):
+        raise error(call, f"invalid norm order {order!r} for vectors", ord_node, _VECTOR_ORDS)
+    return NormSpec(order, axis_t, matrix, keepdims)
+
+
+def _norm_type(call: TypeCall) -> FType | None:
+    call.only("ord", "axis", "keepdims")
+    if not call.args or len(call.args) > 2:
+        raise call.error("np.linalg.norm: pass the array (and ord) positionally, the rest by "
+                         "keyword", "np.linalg.norm(x, ord=1, axis=0, keepdims=True)")
+    t = call.args[0]
+    if t is None:
+        return None
+    if not isinstance(t, Array):
+        raise call.error(f"np.linalg.norm needs an array, got {t}")
+    spec = norm_spec(call, t.ndim)
+    elem = t.elem if t.elem.is_float else F64
+    rank = t.ndim if spec.keepdims else t.ndim - len(spec.axes)
+    return Array(elem, rank) if rank else elem
+
+
+def _map(c: FunctionCompiler, v: Any, elem: Scalar, f: Any, node: ast.AST) -> Any:
+    """`f` (IR value -> IR value) applied to a scalar, or element-wise (lazily) to an array."""
+    if isinstance(v, SVal):
+        return SVal(elem, f(v.v))
+    return lift(c, [v], elem, lambda x: SVal(elem, f(x[0].v)), node)
+
+
+def norm(c: FunctionCompiler, x: Any, spec: NormSpec, node: ast.AST) -> Any:
+    """np.linalg.norm of `x` as `spec` says, from reductions of |x|, x*x or |x|**p."""
+    math_fn = c.fn.parent
+    src = L.as_lazy(c, x)
+    elem = src.type.elem if src.type.elem.is_float else F64
+    src = L.converted(c, src, elem)
+    axes, keep, order = spec.axes, spec.keepdims, spec.ord
+
+    def of(f: Any) -> L.Lazy:
+        return L.Lazy(src.type, src.dims, lambda idx: f(src.element(idx)), src.reads)
+
+    def fabs(v: Value) -> Value:
+        return emit_math(c.b, math_fn, "fabs", [v])
+
+    def sqrt(v: Value) -> Value:
+        return emit_math(c.b, math_fn, "sqrt", [v])
+
+    if order in (None, "fro", 2) and not (spec.matrix and order == 2):
+        total = reduce(c, "sum", of(lambda v: c.b.fmul(v, v)), axes, keep, node)
+        return _map(c, total, elem, sqrt, node)
+    if spec.matrix:  # induced norms: 1 sums over rows (then max over columns), inf over columns
+        row, col = axes
+        inner = row if abs(order) == 1 else col  # type: ignore[arg-type]
+        kind = "max" if order > 0 else "min"  # type: ignore[operator]
+        sums = reduce(c, "sum", of(fabs), (inner,), True, node)
+        return reduce(c, kind, sums, tuple(sorted(axes)), keep, node)
+    if order in (math.inf, -math.inf):
+        return reduce(c, "max" if order > 0 else "min", of(fabs), axes, keep, node)
+    if order == 0:
+        zero = const(elem, 0).v
+        count = of(lambda v: c.b.cast("uitofp", c.b.fcmp("une", v, zero), elem.ir))
+        return reduce(c, "sum", count, axes, keep, node)
+    if order == 1:
+        return reduce(c, "sum", of(fabs), axes, keep, node)
+    p = const_float(elem.ir, float(order))  # type: ignore[arg-type]
+    inv = const_float(elem.ir, 1.0 / float(order))  # type: ignore[arg-type]
+    total = reduce(c, "sum", of(lambda v: emit_math(c.b, math_fn, "pow", [fabs(v), p])),
+                   axes, keep, node)
+    return _map(c, total, elem, lambda v: emit_math(c.b, math_fn, "pow", [v, inv]), node)
+
+
+@array_function(np.linalg.norm, type_rule=_norm_type)
+def _norm(call: EmitCall) -> Any:
+    v = call.args[0]
+    return norm(call.c, v, norm_spec(call, v.type.ndim), call.node)

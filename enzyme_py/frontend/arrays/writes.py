@@ -1,0 +1,80 @@
+"""Stores into views with NumPy's semantics: `y[1:] = expr`, `X[:, j] = v`, `u[1:-1] += ...`.
+
+The right side broadcasts to the view's shape (it may not grow it: a size mismatch is a
+recorded `ValueError`). When the right side reads memory the store may overwrite at another
+position (`u[1:-1] = u[:-2] + u[2:]`), it is computed into a temporary first, so the result
+equals NumPy's, which evaluates the right side whole before storing.
+
+Invariant: a read may overlap the destination unless it is the destination view itself
+(element i is read before element i is written, as in `u[1:-1] += k * v`), or the two live in
+memory that cannot overlap: different fresh buffers, or different parameters of a build
+that promised `noalias` (arrays that overlap at run time get a build without that promise).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.ftypes import Array
+from enzyme_py.frontend.values import AVal, SVal
+
+if TYPE_CHECKING:
+    from enzyme_py.frontend.compiler import FunctionCompiler
+
+
+def store(c: FunctionCompiler, dest: AVal, val: Any, node: ast.AST) -> None:
+    """dest[...] = val (an array broadcast to dest's shape, or a number)."""
+    if isinstance(val, SVal):
+        if not isinstance(val.type, type(dest.type.elem)):
+            raise c.src.error(node, "a tuple cannot be stored into an array")
+        src = L.scalar_lazy(c, val, dest.dims)
+    elif L.is_array(val):
+        src = L.as_lazy(c, val)
+        if src.type.ndim > dest.type.ndim:
+            raise c.src.error(node, f"cannot store a {src.type.ndim}-D array into a "
+                              f"{dest.type.ndim}-D view")
+        _check_fits(c, src.dims, dest.dims, node)
+        src = L.broadcast_to(c, src, dest.dims)
+        if any(_may_overlap(c, r, dest) for r in src.reads):
+            src = L.as_lazy(c, L.copy(c, src, node))
+    else:
+        raise c.src.error(node, "only numbers and arrays can be stored into an array")
+    L.store_elements(c, dest, src)
+
+
+def _check_fits(c: FunctionCompiler, src: list, dest: list, node: ast.AST) -> None:
+    """Each extent of the source equals the destination's or is 1 (aligned at the right)."""
+    from enzyme_py.ir import types as T
+    from enzyme_py.ir.values import ConstantInt
+
+    b = c.b
+    one = ConstantInt(T.I64, 1)
+    off = len(dest) - len(src)
+    for k, d in enumerate(src):
+        out = dest[off + k]
+        if L.same_extent(d, out) or isinstance(d, ConstantInt) and d.value == 1:
+            continue
+        if isinstance(d, ConstantInt) and isinstance(out, ConstantInt):
+            raise c.src.error(node, f"cannot store extent {d.value} into extent {out.value}")
+        ok = b.binop("or", b.icmp("eq", d, out), b.icmp("eq", d, one))
+        c.check(ok, node, "shape mismatch", d, out, off + k)
+
+
+def _may_overlap(c: FunctionCompiler, read: AVal, dest: AVal) -> bool:
+    if read is dest or (read.ptr is dest.ptr and read.strides == dest.strides and
+                        read.dims == dest.dims):
+        return False
+    a, b = read.root, dest.root
+    if a is None or b is None or a[0] == "any" or b[0] == "any":  # type: ignore[index]
+        return True
+    if a == b:
+        return True
+    if a[0] == "temp" or b[0] == "temp":  # type: ignore[index]
+        return False
+    both_params = a[0] == "param" and b[0] == "param"  # type: ignore[index]
+    return not (both_params and c.session.noalias)
+
+
+__all__ = ["Array", "store"]
