@@ -168,6 +168,9 @@ class ErrorRecord:
         if site.what == "reshape layout":
             raise ValueError(f"cannot reshape a non-contiguous view without copying (use "
                              f"np.reshape(x.copy(), ...))\n  at {where}")
+        if site.what == "empty reduction":
+            raise ValueError(f"zero-size array to reduction operation which has no identity"
+                             f"\n  at {where}")
         if site.what == "shape mismatch":
             raise ValueError(f"shapes do not match: extents {index} and {extent} on axis "
                              f"{site.axis}\n  at {where}")

@@ -383,11 +383,13 @@ def _memory_float_type(tr: ReverseTransform, call: I.Call) -> str:
                          "its adjoint needs the element type")
 
 
-def memory_float_kind(tr: ReverseTransform, pointers: list[Value]) -> str | None:
+def memory_float_kind(tr: ReverseTransform, pointers: list[Value],
+                      _seen: frozenset = frozenset()) -> str | None:
     """The one float type of the memory behind `pointers`, from the loads, stores and GEPs
     that touch it, the types of stack slots, or else what the caller said of an argument
-    (`ReverseOptions.arg_float_types`); a comma-separated list when they disagree, None when
-    nothing tells."""
+    (`ReverseOptions.arg_float_types`), or else what the memory at the other end of a
+    `memcpy`/`memmove` holds (a chain of copies: `y = x.copy(); z = y.copy()`); a
+    comma-separated list when they disagree, None when nothing tells."""
     insts = [i for i in tr.work.instructions() if i in tr.original]
     same = tr.same_memory()
     objs: frozenset = frozenset()
@@ -414,6 +416,16 @@ def memory_float_kind(tr: ReverseTransform, pointers: list[Value]) -> str | None
             if isinstance(o, Argument) and o.parent is tr.work and o.index < len(hints) and \
                     hints[o.index]:
                 kinds.add(hints[o.index])
+    if not kinds and not objs & _seen:
+        seen = _seen | objs
+        for inst in insts:
+            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
+                    ("llvm.memcpy", "llvm.memmove")):
+                dest, src = inst.args[0], inst.args[1]
+                other = src if same(dest) & objs else dest if same(src) & objs else None
+                got = memory_float_kind(tr, [other], seen) if other is not None else None
+                if got is not None:
+                    kinds |= set(got.split(", "))
     if not kinds:
         return None
     return ", ".join(sorted(kinds))

@@ -49,7 +49,8 @@ def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast
     from enzyme_py.frontend.arrays.registry import EmitCall
 
     nodes = ([receiver] if receiver is not None else []) + list(e.args)
-    args = [_literal(c, n) if entry.lists else c.expr(n) for n in nodes]
+    args = [n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else
+            _literal(c, n) if entry.lists else c.expr(n) for n in nodes]
     keywords = {k.arg: k.value for k in e.keywords if k.arg is not None}
     return entry.emit(EmitCall(c, e, args, nodes, keywords, t))
 
@@ -58,6 +59,8 @@ def _literal(c: FunctionCompiler, e: ast.expr) -> Any:
     """List and tuple literals as Python lists of compiled items (nested)."""
     if isinstance(e, ast.List | ast.Tuple):
         return [_literal(c, x) for x in e.elts]
+    if isinstance(e, ast.Attribute) and e.attr == "shape":  # the array: its extents are read
+        return c.expr(e.value)
     return c.expr(e)
 
 

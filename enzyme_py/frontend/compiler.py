@@ -24,9 +24,9 @@ import textwrap
 from dataclasses import dataclass, field
 
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend import versioning
+from enzyme_py.frontend import iteration, versioning
 from enzyme_py.frontend.arrays import lazy as L
-from enzyme_py.frontend.arrays import writes
+from enzyme_py.frontend.arrays import views, writes
 from enzyme_py.frontend.arrays.heap import Heap
 from enzyme_py.frontend.errors import FrontendError, SourceInfo
 from enzyme_py.frontend.expressions import ExpressionCompiler
@@ -352,6 +352,14 @@ class FunctionCompiler(ExpressionCompiler):
         if not var.type.same_values(val.type):
             raise self.src.error(node, f"'{name}' is {var.type}, cannot assign {val.type}")
         view = L.materialize(self, val, node or self.fdef)
+        root = view.root
+        if not initial and view.base is None and isinstance(root, tuple) and \
+                root[0] == "temp" and self.heap.claim(root[1]):
+            view.base = root[1]  # a view of this statement's temporary: the variable keeps it
+        elif not initial and view.base is None and name not in self.typer.shared and \
+                isinstance(root, tuple) and root[0] in ("var", "any") and root != ("var", name):
+            raise self.src.error(node, f"internal error: '{name}' is bound to a view of "
+                                 "another array variable that the alias analysis missed")
         if initial:
             own = False
         else:
@@ -582,7 +590,11 @@ class FunctionCompiler(ExpressionCompiler):
         if s.orelse:
             raise self.src.error(s, "for ... else is not supported",
                                  "a flag variable set before break")
-        assert isinstance(s.iter, ast.Call) and isinstance(s.target, ast.Name)
+        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name) and
+                s.iter.func.id == "range"):
+            self._for_over_sequences(s)
+            return
+        assert isinstance(s.target, ast.Name)
         args = s.iter.args
         if not 1 <= len(args) <= 3 or s.iter.keywords:
             raise self.src.error(s.iter, "range() takes 1 to 3 integers")
@@ -644,6 +656,41 @@ class FunctionCompiler(ExpressionCompiler):
         self.b.store(self.b.add(cur, step, flags=("nsw",)), counter)
         self.b.br(head)
         self.b.position_at_end(done)
+
+    def _for_over_sequences(self, s: ast.For) -> None:
+        """`for row in X` / enumerate / zip: a counted loop binding each array's k-th item."""
+        seqs = iteration.parse(s, self.typer.resolve_global, self.src.error)
+        arrays = [(t, self.view(self.expr(seq), seq)) for t, seq in seqs.items]
+        b = self.b
+        n = arrays[0][1].dims[0]
+        for _, a in arrays[1:]:  # zip stops at the shortest
+            d = a.dims[0]
+            if not L.same_extent(n, d):
+                n = b.select(b.icmp("slt", d, n), d, n)
+        counter = self.alloca_at.alloca(T.I64, name="item.next")
+        b.store(ConstantInt(T.I64, 0), counter)
+        head, body, latch, done = (self.new_block("for.cond"), self.new_block("for.body"),
+                                   self.new_block("for.inc"), self.new_block("for.end"))
+        b.br(head)
+        b.position_at_end(head)
+        k = b.load(T.I64, counter, name="item")
+        b.condbr(b.icmp("slt", k, n), body, done)
+        b.position_at_end(body)
+        if seqs.index is not None:
+            assert isinstance(seqs.index, ast.Name)
+            self.store_var(seqs.index.id, SVal(I64, k), seqs.index)
+        for target, arr in arrays:
+            assert isinstance(target, ast.Name)
+            self.store_var(target.id, views.item(self, arr, k), target)
+        self.loops.append((latch, done))
+        self.block(s.body)
+        self.loops.pop()
+        if not self.terminated():
+            b.br(latch)
+        b.position_at_end(latch)
+        b.store(b.add(b.load(T.I64, counter), ConstantInt(T.I64, 1), flags=("nsw",)), counter)
+        b.br(head)
+        b.position_at_end(done)
 
     def stmt_Break(self, s: ast.Break) -> None:
         if not self.loops:

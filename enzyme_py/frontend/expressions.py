@@ -227,6 +227,8 @@ class ExpressionCompiler:
         if isinstance(op, ast.UAdd):
             return SVal(t, x)
         if isinstance(op, ast.USub):
+            if isinstance(x, ConstantInt):  # -1 stays a constant (reshape(-1), x[-1])
+                return SVal(t, ConstantInt(t.ir, -x.value))
             return SVal(t, b.fneg(x) if t.is_float else b.sub(ConstantInt(t.ir, 0), x))
         if isinstance(op, ast.Invert) and t.is_int:
             return SVal(t, b.binop("xor", x, ConstantInt(t.ir, -1)))

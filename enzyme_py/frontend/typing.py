@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
+from enzyme_py.frontend import iteration
 from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.errors import SourceInfo
 from enzyme_py.frontend.ftypes import (
@@ -31,6 +32,7 @@ from enzyme_py.frontend.ftypes import (
     unify,
 )
 
+STRING = NONE  # the type registered calls see for a string literal argument
 ReturnTypeOf = Callable[[object, tuple[FType, ...]], FType | None]
 
 
@@ -78,9 +80,20 @@ class Typer:
         root = self.view_root(value)
         if root is not None and root != name:
             self.shared |= {name, root}
-        if root is not None and not (isinstance(value, ast.Name) and
-                                     value.id not in self._not_contiguous):
+        if not self._contiguous_value(value):
             self._not_contiguous.add(name)
+
+    def _contiguous_value(self, e: ast.expr) -> bool:
+        """Is every value of array expression `e` C-contiguous? (fresh arrays are; a view
+        only when it is a contiguous variable itself)"""
+        if isinstance(e, ast.Name):
+            return e.id not in self._not_contiguous
+        if isinstance(e, ast.BinOp | ast.UnaryOp | ast.Compare):
+            return True  # computed into a fresh buffer
+        if isinstance(e, ast.Call):
+            entry, _ = self._array_entry(e)
+            return entry is None or not entry.view  # type: ignore[attr-defined]
+        return False
 
     def view_root(self, e: ast.expr) -> str | None:
         """The variable whose memory `e` is a view of, or None when `e` makes a new array
@@ -97,8 +110,11 @@ class Typer:
         if isinstance(e, ast.Call):
 
             entry, receiver = self._array_entry(e)
-            if entry is not None and entry.view and receiver is not None:
-                return self.view_root(receiver)
+            if entry is not None and entry.view:  # type: ignore[attr-defined]
+                base = receiver if receiver is not None else (e.args[0] if e.args else None)
+                if base is None or isinstance(base, ast.List | ast.Tuple):
+                    return None
+                return self.view_root(base)
         return None
 
     def _block(self, stmts: list[ast.stmt]) -> None:
@@ -172,24 +188,31 @@ class Typer:
                 self.return_type = new
 
     def _for_over_array(self, s: ast.For) -> None:
-        """`for row in X`: the rows of an array (views), X's first axis."""
-        if not isinstance(s.target, ast.Name):
-            raise self.src.error(s.target, "the loop variable must be a plain name")
-        t = self.expr_type(s.iter, lenient=True)
-        if t is None:
-            return
-        if not isinstance(t, Array):
-            raise self.src.error(s.iter, "only 'for ... in range(...)' and 'for row in "
-                                 "array' loops are supported",
-                                 "for i in range(n), for row in X")
-        item = t.elem if t.ndim == 1 else Array(t.elem, t.ndim - 1)
-        self._assign_name(s.target.id, item, s.target)
-        if isinstance(item, Array):
-            root = self.view_root(s.iter)
-            self.shared.add(s.target.id)
-            if root is not None:
-                self.shared.add(root)
-            self._not_contiguous.add(s.target.id)
+        """`for row in X`, `enumerate`, `zip`: items of arrays' first axes (see `iteration`)."""
+        seqs = iteration.parse(s, self.resolve_global, self.src.error)
+        if seqs.index is not None:
+            if not isinstance(seqs.index, ast.Name):
+                raise self.src.error(seqs.index, "the counter must be a plain name")
+            self._assign_name(seqs.index.id, I64, seqs.index)
+        for target, seq in seqs.items:
+            if not isinstance(target, ast.Name):
+                raise self.src.error(target, "the loop variable must be a plain name",
+                                     "for row in X, for a, b in zip(x, y)")
+            t = self.expr_type(seq, lenient=True)
+            if t is None:
+                continue
+            if not isinstance(t, Array):
+                raise self.src.error(seq, "only 'for ... in range(...)' and 'for row in "
+                                     "array' loops are supported",
+                                     "for i in range(n), for row in X, enumerate, zip")
+            item = t.elem if t.ndim == 1 else Array(t.elem, t.ndim - 1)
+            self._assign_name(target.id, item, target)
+            if isinstance(item, Array):
+                root = self.view_root(seq)
+                self.shared.add(target.id)
+                if root is not None:
+                    self.shared.add(root)
+                self._not_contiguous.add(target.id)
 
     def _target(self, target: ast.expr, t: FType | None, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
@@ -460,6 +483,14 @@ class Typer:
             if any(i is None for i in items):
                 return None
             return Tuple(tuple(items))  # type: ignore[arg-type]
+        if _is_shape(e):  # x.shape as a whole: a tuple of its extents
+            assert isinstance(e, ast.Attribute)
+            base = self.expr_type(e.value, lenient)
+            if base is None:
+                return None
+            if not isinstance(base, Array):
+                raise self.src.error(e, f".shape of {base}")
+            return Tuple((I64,) * base.ndim)
         return self.expr_type(e, lenient)
 
     def _registered_call_type(self, e: ast.Call, entry: object, receiver: ast.expr | None,
@@ -469,7 +500,8 @@ class Typer:
         nodes = ([receiver] if receiver is not None else []) + list(e.args)
         if any(isinstance(a, ast.Starred) for a in nodes):
             raise self.src.error(e, "*args in calls is not supported")
-        types = [self.literal_type(n, lenient) for n in nodes]
+        # string literals (einsum subscripts, norm orders) are read from the nodes
+        types = [STRING if _is_string(n) else self.literal_type(n, lenient) for n in nodes]
         keywords: dict[str, ast.expr] = {}
         for k in e.keywords:
             if k.arg is None:
@@ -625,6 +657,10 @@ def _constant_type(g: object, e: ast.AST, src: SourceInfo) -> FType:
 def _widen(t: FType) -> FType:
     """Locals of Python ints stay i64; i32 values widen like Python does."""
     return t
+
+
+def _is_string(e: ast.expr) -> bool:
+    return isinstance(e, ast.Constant) and isinstance(e.value, str)
 
 
 def _elementwise_function(fn: object) -> bool:

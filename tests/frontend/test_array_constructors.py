@@ -415,17 +415,10 @@ def test_arange_fuses_into_its_consumer() -> None:
     assert text.count("loop.body:") == 1, text
 
 
-@pytest.mark.xfail(strict=True, raises=FrontendError,
-                   reason="the typer and the call compiler evaluate positional `x.shape` "
-                          "arguments as values ('a.shape must be indexed or unpacked') before "
-                          "the constructor's rule sees them; shape=x.shape works")
 def test_zeros_of_shape_positional() -> None:
     _same(zeros_shape_positional, _X)
 
 
-@pytest.mark.xfail(strict=True, reason="np.asarray(x) bound to a variable is a copy: the "
-                   "typer's view_root does not follow function-form view entries (only "
-                   "methods), so the view cannot be bound safely")
 def test_asarray_aliases_its_argument() -> None:
     _same(asarray_alias, _x.copy())
 

@@ -536,7 +536,7 @@ def _identity(call: EmitCall) -> Any:
 # --- np.array, np.asarray ---------------------------------------------------------------------
 
 
-def _layout(call: TypeCall, t: FType, node: ast.AST) -> tuple[list[int], Scalar, int] | None:
+def _layout(call: TypeCall, t: FType, node: ast.AST) -> tuple[list[int], Scalar, int]:
     """A literal's (extents, element type, rank of its array items: 0 for numbers)."""
     if isinstance(t, Scalar):
         return [], t, 0
@@ -547,18 +547,17 @@ def _layout(call: TypeCall, t: FType, node: ast.AST) -> tuple[list[int], Scalar,
     if not t.items:
         return [0], F64, 0
     subs = [_layout(call, it, node) for it in t.items]
-    shapes = {(tuple(s[0]), s[2]) for s in subs}  # type: ignore[index]
+    shapes = {(tuple(s[0]), s[2]) for s in subs}
     if len(shapes) != 1:
         raise call.error("np.array of a ragged literal (items of different shapes or kinds)",
                          "a rectangular nested list of numbers, or a list of arrays of "
                          "one rank", node)
-    inner, _, rank = subs[0]  # type: ignore[misc]
+    inner, elem, rank = subs[0]
     if rank and inner:
         raise call.error("np.array of nested lists of arrays is not supported",
                          "np.stack of a flat list of arrays", node)
-    elem = subs[0][1]  # type: ignore[index]
     for s in subs[1:]:
-        joined = unify(elem, s[1])  # type: ignore[index]
+        joined = unify(elem, s[1])
         assert isinstance(joined, Scalar)
         elem = joined
     return [len(t.items), *inner], elem, rank
@@ -575,9 +574,7 @@ def _array_type(call: TypeCall) -> FType | None:
     if isinstance(t, Scalar):
         raise call.error("0-d arrays (np.array of a number) are not supported",
                          "use the number itself, or np.array([x]) for one element")
-    lay = _layout(call, t, call.arg_nodes[0])
-    assert lay is not None
-    shape, elem, rank = lay
+    shape, elem, rank = _layout(call, t, call.arg_nodes[0])
     given = _dtype(call, elem)
     return None if given is None else Array(given, len(shape) + rank)
 

@@ -113,7 +113,8 @@ def constant_value(typer: Typer, e: ast.expr) -> Any:
     if isinstance(e, ast.Name | ast.Attribute) and not (
             isinstance(e, ast.Name) and e.id in typer.env):
         g = typer.resolve_global(e)
-        if isinstance(g, int | float | bool) or g is None:
+        if isinstance(g, int | float | bool) or g is None or isinstance(g, tuple) and all(
+                isinstance(x, int | float | bool) or x is None for x in g):
             return g
     raise typer.src.error(e, "a compile-time constant is needed here",
                           "literal integers, tuples of them, True/False, module constants")

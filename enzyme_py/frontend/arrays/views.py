@@ -163,6 +163,18 @@ def subscript(c: FunctionCompiler, arr: AVal, e: ast.Subscript,
                 None)
 
 
+def item(c: FunctionCompiler, arr: AVal, k: Value) -> object:
+    """`arr[k]` for an in-range k: the element of a 1-D array, else a view of row k."""
+    from enzyme_py.frontend.values import SVal
+
+    b = c.b
+    ptr = b.getelementptr(arr.type.elem.ir, arr.ptr, [mul_i64(b, k, arr.strides[0])])
+    if arr.type.ndim == 1:
+        return SVal(arr.type.elem, b.load(arr.type.elem.ir, ptr))
+    return AVal(Array(arr.type.elem, arr.type.ndim - 1), ptr, arr.dims[1:], arr.strides[1:],
+                arr.contiguous, arr.root, None)
+
+
 def transpose(c: FunctionCompiler, arr: AVal, axes: list[int] | None = None) -> AVal:
     n = arr.type.ndim
     order = list(range(n))[::-1] if axes is None else axes

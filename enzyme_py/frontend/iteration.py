@@ -1,0 +1,51 @@
+"""`for` loops over arrays: `for row in X`, `for i, v in enumerate(x)`, `for a, b in zip(x, y)`
+and `for i, (a, b) in enumerate(zip(x, y))`, as data both the typer and the code generator
+read.
+
+Invariants: a loop over arrays runs over their first axis (`zip` stops at the shortest, as
+Python's does); an item of a 1-D array is its element, of an N-D array a view of one row
+(never a copy: writes through it land in the array); the sequences are evaluated once,
+before the loop.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Sequences:
+    index: ast.expr | None  # the enumerate counter's target
+    items: list[tuple[ast.expr, ast.expr]]  # (target, sequence) pairs
+
+
+def parse(s: ast.For, resolve: Callable[[ast.expr], object], error: Callable) -> Sequences:
+    """The loop's sequences and targets; `error(node, message, supported)` builds errors."""
+    it, target = s.iter, s.target
+    index = None
+    if _call_of(it, builtins.enumerate, resolve):
+        assert isinstance(it, ast.Call)
+        if len(it.args) != 1 or it.keywords:
+            raise error(it, "enumerate() of one sequence is supported (no start=)",
+                        "for i, row in enumerate(X)")
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+            raise error(target, "unpack enumerate() into two names", "for i, v in "
+                        "enumerate(x)")
+        index, target = target.elts[0], target.elts[1]
+        it = it.args[0]
+    if _call_of(it, builtins.zip, resolve):
+        assert isinstance(it, ast.Call)
+        if it.keywords or not it.args:
+            raise error(it, "zip() of arrays is supported (no strict=)", "for a, b in zip(x, y)")
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == len(it.args)):
+            raise error(target, f"unpack zip() into {len(it.args)} names",
+                        "for a, b in zip(x, y)")
+        return Sequences(index, list(zip(target.elts, it.args, strict=True)))
+    return Sequences(index, [(target, it)])
+
+
+def _call_of(e: ast.expr, fn: object, resolve: Callable[[ast.expr], object]) -> bool:
+    return isinstance(e, ast.Call) and resolve(e.func) is fn
