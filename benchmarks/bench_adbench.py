@@ -1,7 +1,8 @@
 """ADBench-style objectives: enzyme_py (Python and C paths) against jax.jit(jax.grad).
 
 For every objective of `benchmarks/objectives` (GMM, BA, LSTM, ODE, 1-D and 2-D stencils,
-dot of transcendentals) and each of its sizes, a fresh worker process
+dot of transcendentals, and the NumPy forms of GMM, LSTM and the stencils next to their loop
+forms) and each of its sizes, a fresh worker process
 (`benchmarks/adbench_worker.py`) measures primal and gradient times (medians after a
 warm-up), JAX's, the C form through `enzyme-py transform` (and through Enzyme's plugin when
 `ENZYME_PLUGIN` names it), first-call compile times, the gradient's peak memory, and checks

@@ -83,6 +83,14 @@ def _params(f: Callable) -> list[str]:
     return list(code.co_varnames[:code.co_argcount]) if code else []
 
 
+def _complete(f: Callable, args: tuple, kwargs: dict) -> tuple:
+    """All of f's arguments, positionally: keywords placed, defaults filled in (Python's
+    rules; a call Python would reject raises the same TypeError)."""
+    from enzyme_py.frontend.arguments import complete
+
+    return complete(f, args, kwargs)
+
+
 def _only_export(module: Module, name: str) -> None:
     """Make every other function definition of `module` internal, so that the optimizer
     drops what `name` does not call (the primal itself, most often) before code generation."""
@@ -125,7 +133,9 @@ class JitFunction:
         self.params = _params(f)
         self._cache: dict[Any, _Primal] = {}
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != len(self.params):
+            args = _complete(self.pyfunc, args, kwargs)
         spec = self._cache.get(tuple(map(arg_key, args)))
         if spec is not None:
             try:
@@ -481,7 +491,9 @@ class GradFunction:
         self._grads = _GradCache(f, options or Options())
         self._stubs: dict[Any, Any] = {}
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != len(self._grads.params):
+            args = _complete(self.pyfunc, args, kwargs)
         stub = self._stubs.get(tuple(map(arg_key, args)))
         if stub is not None:
             try:

@@ -7,6 +7,11 @@ interface: `NAME`, `TITLE`, `ARGNUMS`, `C_SOURCE`, `sizes(quick) -> list[Size]` 
 `label`), `make_args(size, seed=0) -> tuple` and `primal` / `jax_primal` of those arguments;
 the C file defines `double <NAME>_primal(...)` and `void <NAME>_gradient(..., d_arg...)`.
 
+A NumPy form (`<name>_numpy`) is the same objective written with array expressions; it
+also has `FORM = "numpy"` and `LOOP_FORM` (the loop form's module name, whose sizes and
+data it shares and whose value it must equal), and `C_SOURCE = None` (the C form is the
+loop form's).  A module without `FORM` is a loop form.
+
 Modules are imported lazily (`load`), so one broken or missing objective becomes an error
 row of the benchmark instead of stopping it.
 """
@@ -17,7 +22,9 @@ import importlib
 from types import ModuleType
 
 #: Objective module names in the order of the results table.
-OBJECTIVES: tuple[str, ...] = ("gmm", "ba", "lstm", "ode", "stencil1d", "stencil2d", "dotsin")
+OBJECTIVES: tuple[str, ...] = ("gmm", "gmm_numpy", "ba", "lstm", "lstm_numpy", "ode",
+                               "stencil1d", "stencil1d_numpy", "stencil2d", "stencil2d_numpy",
+                               "dotsin")
 
 
 def load(name: str) -> ModuleType:

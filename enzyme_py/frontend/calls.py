@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
+from enzyme_py.frontend import comprehensions
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays.elementwise import lift
 from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tuple
@@ -41,7 +42,9 @@ def compile_call(c: FunctionCompiler, e: ast.Call) -> Any:
 
 
 def _is_user(fn: object) -> bool:
-    return isinstance(fn, CustomRule) or callable(fn) and hasattr(fn, "__code__")
+    from enzyme_py.frontend.typing import is_user_function
+
+    return is_user_function(fn)
 
 
 def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast.expr | None,
@@ -50,6 +53,8 @@ def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast
 
     nodes = ([receiver] if receiver is not None else []) + list(e.args)
     args = [n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else
+            comprehensions.lazy(c, n, entry.filters) if isinstance(n, ast.ListComp |
+                                                                    ast.GeneratorExp) else
             _literal(c, n) if entry.lists else c.expr(n) for n in nodes]
     keywords = {k.arg: k.value for k in e.keywords if k.arg is not None}
     return entry.emit(EmitCall(c, e, args, nodes, keywords, t))
@@ -167,11 +172,30 @@ def _array_ctor(c: FunctionCompiler, e: ast.Call, fn: object, t: FType | None) -
 
 def _user_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
                t: FType | None) -> Any:
-    if e.keywords:
-        raise c.src.error(e, "keyword arguments are not supported in calls")
+    from enzyme_py.frontend import arguments
+    from enzyme_py.frontend.local_functions import LocalFunction
+    from enzyme_py.frontend.typing import _constant_type
+
+    bound: list[Any] = []
+    for bnd in arguments.bind(c.src, e, fn, len(args)):
+        if bnd.index is not None:
+            bound.append(args[bnd.index])
+        elif bnd.keyword is not None:
+            bound.append(c.expr(bnd.keyword))
+        else:
+            dt = _constant_type(bnd.default, e, c.src)
+            assert isinstance(dt, Scalar)
+            bound.append(const(dt, bnd.default))
+    if isinstance(fn, LocalFunction):
+        for name in fn.captured:
+            if name not in c.vars:
+                raise c.src.error(e, f"{fn.name}() reads '{name}', which is not a variable "
+                                  "here (local functions calling each other share no "
+                                  "variables)", "pass it as an argument")
+            bound.append(c.load_var(name))
     arg_types: list[FType] = []
     flat: list[Value] = []
-    for a in args:
+    for a in bound:
         if L.is_array(a):
             view = L.materialize(c, a, e)
             strided = not view.contiguous

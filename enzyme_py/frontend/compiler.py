@@ -31,6 +31,7 @@ from enzyme_py.frontend.arrays.heap import Heap
 from enzyme_py.frontend.errors import FrontendError, SourceInfo
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
+from enzyme_py.frontend.local_functions import LocalFunction
 from enzyme_py.frontend.typing import Typer
 from enzyme_py.frontend.values import AVal, SVal, c_strides, convert
 from enzyme_py.ir import types as T
@@ -164,6 +165,11 @@ def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
 
 
 def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
+    if isinstance(pyfunc, LocalFunction):
+        fdef = pyfunc.with_captures()
+        params = _param_names(fdef, pyfunc.src, len(arg_types))
+        return Typer(fdef, dict(zip(params, arg_types, strict=True)), pyfunc.globals,
+                     pyfunc.src, session.return_type_of, pyfunc)
     if isinstance(pyfunc, CustomRule):
         pyfunc = pyfunc.fun
     fdef, src = _parse_function(pyfunc)
@@ -174,7 +180,7 @@ def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSes
         for name, cell in zip(pyfunc.__code__.co_freevars, closure, strict=True):  # type: ignore
             globals_[name] = cell.cell_contents
     return Typer(fdef, dict(zip(params, arg_types, strict=True)), globals_, src,
-                 session.return_type_of)
+                 session.return_type_of, pyfunc)
 
 
 def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str]:
@@ -182,10 +188,7 @@ def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
         raise src.error(fdef, "*args, **kwargs, keyword-only and positional-only parameters "
                         "are not supported", "plain positional parameters")
-    names = [p.arg for p in a.args]
-    if a.defaults:
-        raise src.error(fdef, "default parameter values are not supported",
-                        "pass every argument explicitly")
+    names = [p.arg for p in a.args]  # defaults are bound by the caller (`arguments`)
     if len(names) != count:
         raise src.error(fdef, f"{fdef.name}() takes {len(names)} arguments, {count} given")
     return names
@@ -356,10 +359,10 @@ class FunctionCompiler(ExpressionCompiler):
         if not initial and view.base is None and isinstance(root, tuple) and \
                 root[0] == "temp" and self.heap.claim(root[1]):
             view.base = root[1]  # a view of this statement's temporary: the variable keeps it
-        elif not initial and view.base is None and name not in self.typer.shared and \
-                isinstance(root, tuple) and root[0] in ("var", "any") and root != ("var", name):
+        elif not initial and view.base is None and isinstance(root, tuple) and \
+                root[0] == "var" and root[1] != name and root[1] not in self.typer.shared:
             raise self.src.error(node, f"internal error: '{name}' is bound to a view of "
-                                 "another array variable that the alias analysis missed")
+                                 f"'{root[1]}', which the alias analysis missed")
         if initial:
             own = False
         else:
@@ -390,8 +393,9 @@ class FunctionCompiler(ExpressionCompiler):
         var = self.vars[name]
         if isinstance(var, ArrayVar):
             b = self.b
-            root = ("any", None) if name in self.typer.shared else \
-                ("param", name) if name in self.typer.fixed_params else ("var", name)
+            # what the view reads, for `writes`: only temporaries and the parameters of a
+            # noalias build are told apart; a variable's views may overlap any other memory
+            root = ("param", name) if name in self.typer.fixed_params else ("var", name)
             return AVal(var.type, b.load(T.PTR, var.ptr, name=name),
                         [b.load(T.I64, d) for d in var.dims],
                         [b.load(T.I64, s) for s in var.strides],
@@ -429,6 +433,9 @@ class FunctionCompiler(ExpressionCompiler):
     def stmt_Pass(self, s: ast.Pass) -> None:
         pass
 
+    def stmt_FunctionDef(self, s: ast.FunctionDef) -> None:
+        pass  # a local function: compiled where it is called
+
     def stmt_Expr(self, s: ast.Expr) -> None:
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return  # docstring
@@ -437,6 +444,10 @@ class FunctionCompiler(ExpressionCompiler):
         self.expr(s.value, want_result=False)
 
     def stmt_Assign(self, s: ast.Assign) -> None:
+        if isinstance(s.value, ast.Lambda) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id in self.typer.local_functions:
+            return  # a named lambda: a local function
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple):
             self._unpack(s.targets[0], s.value)
             return

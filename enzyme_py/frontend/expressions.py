@@ -116,6 +116,16 @@ class ExpressionCompiler:
     def expr_Tuple(self, e: ast.Tuple) -> list[Any]:
         return [self.expr(x) for x in e.elts]
 
+    def expr_ListComp(self, e: ast.ListComp) -> Any:
+        from enzyme_py.frontend import comprehensions
+
+        return comprehensions.lazy(self, e)
+
+    def expr_GeneratorExp(self, e: ast.GeneratorExp) -> Any:
+        from enzyme_py.frontend import comprehensions
+
+        return comprehensions.lazy(self, e)
+
     def view(self, v: Any, node: ast.AST) -> AVal:
         """An array value as a view (a lazy one is computed into a temporary)."""
         return L.materialize(self, v, node)

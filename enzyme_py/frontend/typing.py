@@ -12,8 +12,8 @@ import ast
 from collections.abc import Callable
 
 from enzyme_py.custom import CustomRule
+from enzyme_py.frontend import arguments, comprehensions, iteration, local_functions
 from enzyme_py.frontend import builtins as B
-from enzyme_py.frontend import iteration
 from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.errors import SourceInfo
 from enzyme_py.frontend.ftypes import (
@@ -39,19 +39,27 @@ ReturnTypeOf = Callable[[object, tuple[FType, ...]], FType | None]
 class Typer:
     def __init__(self, fdef: ast.FunctionDef, arg_types: dict[str, FType],
                  globals_: dict[str, object], src: SourceInfo,
-                 return_type_of: ReturnTypeOf) -> None:
+                 return_type_of: ReturnTypeOf, owner: object = None,
+                 inherited: dict | None = None) -> None:
         self.fdef = fdef
         self.globals = globals_
         self.src = src
         self.return_type_of = return_type_of
+        # nested defs and named lambdas (see `local_functions`), and those of enclosing ones
+        self.local_functions = dict(inherited or {})
+        self.local_functions.update(local_functions.collect(owner, fdef, src, globals_))
+        for name in self.local_functions:
+            if name in arg_types:
+                raise src.error(fdef, f"'{name}' is both a parameter and a local function")
         self.env: dict[str, FType] = dict(arg_types)
         self.return_type: FType | None = None
         self._returns_seen = False
         assigned = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
                     isinstance(n.ctx, ast.Store)}
+        self.fdef_assigned = assigned
         # parameters the body never rebinds (their views read the caller's memory)
         self.fixed_params = {p for p in arg_types if p not in assigned}
-        # array variables some other array variable may alias (see `arrays.heap`)
+        # array variables whose memory another array variable may view (see `arrays.heap`)
         self.shared: set[str] = set()
         # array variables whose every value is C-contiguous (known at compile time)
         self.contiguous_vars: set[str] = {p for p, t in arg_types.items()
@@ -78,8 +86,8 @@ class Typer:
         if not isinstance(self.env.get(name), Array):
             return
         root = self.view_root(value)
-        if root is not None and root != name:
-            self.shared |= {name, root}
+        if root is not None and root != name and root not in self.fixed_params:
+            self.shared.add(root)  # its buffers must outlive this view (see `arrays.heap`)
         if not self._contiguous_value(value):
             self._not_contiguous.add(name)
 
@@ -137,6 +145,10 @@ class Typer:
         self.env[name] = new
 
     def _stmt(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) and \
+                len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id in self.local_functions:
+            return  # a named lambda: a local function
         if isinstance(s, ast.Assign):
             if _is_shape(s.value) and all(isinstance(t, ast.Tuple) for t in s.targets):
                 for target in s.targets:  # n, m = a.shape
@@ -165,6 +177,8 @@ class Typer:
         elif isinstance(s, (ast.While, ast.If)):
             self._block(s.body)
             self._block(s.orelse)
+        elif isinstance(s, ast.FunctionDef) and s.name in self.local_functions:
+            pass  # compiled where it is called (see `local_functions`)
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             raise self.src.error(s, f"nested {'class' if isinstance(s, ast.ClassDef) else 'def'}"
                                  f" '{s.name}' is not supported",
@@ -209,8 +223,7 @@ class Typer:
             self._assign_name(target.id, item, target)
             if isinstance(item, Array):
                 root = self.view_root(seq)
-                self.shared.add(target.id)
-                if root is not None:
+                if root is not None and root not in self.fixed_params:
                     self.shared.add(root)
                 self._not_contiguous.add(target.id)
 
@@ -322,6 +335,8 @@ class Typer:
                                      "not supported", "np.where(cond, a, b), or an if "
                                      "statement")
             return t
+        if isinstance(e, ast.ListComp | ast.GeneratorExp):
+            return comprehensions.comprehension_type(self, e, lenient)
         if isinstance(e, ast.Subscript):
             return self._subscript_type(e, lenient)
         if isinstance(e, ast.Attribute):
@@ -430,8 +445,11 @@ class Typer:
                              "a.shape[k], a.size, a.ndim, a.T")
 
     def resolve_global(self, e: ast.expr) -> object:
-        """The object a global name or dotted name (`math.pi`, `np.sin`) refers to."""
+        """The object a global name or dotted name (`math.pi`, `np.sin`) refers to, or a
+        local function's."""
         if isinstance(e, ast.Name):
+            if e.id in self.local_functions:
+                return self.local_functions[e.id]
             if e.id in self.globals:
                 return self.globals[e.id]
             import builtins
@@ -561,17 +579,42 @@ class Typer:
             return I64
         if fn in B.ARRAY_CTORS:
             return self._array_ctor_type(e, fn, args)
-        if isinstance(fn, CustomRule) or callable(fn) and hasattr(fn, "__code__"):
-            if e.keywords:
-                raise self.src.error(e, "keyword arguments are not supported in calls",
-                                     "positional arguments: f(x, y)")
-            if any(isinstance(a, Tuple) for a in args):
+        if is_user_function(fn):
+            types = self.call_arg_types(e, fn, args, lenient)
+            if types is None:
+                return None
+            if any(isinstance(a, Tuple) for a in types):
                 raise self.src.error(e, "tuples cannot be passed to functions",
                                      "numbers and arrays as arguments")
-            t = self.return_type_of(fn, tuple(args))  # type: ignore[arg-type]
-            return t
+            return self.return_type_of(fn, tuple(types))  # type: ignore[arg-type]
         raise self.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not "
                              "supported", B.SUPPORTED_CALLS)
+
+    def call_arg_types(self, e: ast.Call, fn: object, args: list,
+                       lenient: bool) -> list[FType] | None:
+        """The callee's parameter types for this call (keywords and defaults bound; a local
+        function's captured variables last)."""
+        out: list[FType] = []
+        for bnd in arguments.bind(self.src, e, fn, len(args)):
+            if bnd.index is not None:
+                t = args[bnd.index]
+            elif bnd.keyword is not None:
+                t = self.expr_type(bnd.keyword, lenient)
+            else:
+                t = _constant_type(bnd.default, e, self.src)
+            if t is None:
+                return None
+            out.append(t.value if isinstance(t, Array) else t)
+        if isinstance(fn, local_functions.LocalFunction):
+            for name in fn.captured:
+                t = self.env.get(name)
+                if t is None:
+                    if name in self.fdef_assigned:
+                        return None  # not typed yet
+                    raise self.src.error(e, f"{fn.name}() reads '{name}', which is not "
+                                         "defined here")
+                out.append(t.value if isinstance(t, Array) else t)
+        return out
 
     def _elementwise_call_type(self, e: ast.Call, fn: object, args: list) -> FType:
         """A NumPy ufunc (np.exp, np.maximum, abs, ...) applied to arrays, element-wise."""
@@ -657,6 +700,12 @@ def _constant_type(g: object, e: ast.AST, src: SourceInfo) -> FType:
 def _widen(t: FType) -> FType:
     """Locals of Python ints stay i64; i32 values widen like Python does."""
     return t
+
+
+def is_user_function(fn: object) -> bool:
+    """A Python function compiled too (module-level, with a custom rule, or local)."""
+    return isinstance(fn, CustomRule | local_functions.LocalFunction) or \
+        callable(fn) and hasattr(fn, "__code__")
 
 
 def _is_string(e: ast.expr) -> bool:

@@ -51,7 +51,20 @@ _JAX = _jax_namespace()
 
 
 def jax_version(case: Case) -> Callable:
-    return case.reference or _JAX[case.f.__name__]
+    """The case's JAX function, compiled with `jax.jit` (its int arguments static) where it
+    traces; eagerly where Python control flow needs concrete values. One compiled program per
+    case instead of one per primitive keeps the file fast."""
+    fn = case.reference or _JAX[case.f.__name__]
+    static = tuple(k for k, a in enumerate(case.args) if isinstance(a, int))
+    jitted = jax.jit(fn, static_argnums=static)
+
+    def run(*args: Any) -> Any:
+        try:
+            return jitted(*args)
+        except jax.errors.JAXTypeError:  # `if`/`while` on a traced value: run it eagerly
+            return fn(*args)
+
+    return run
 
 
 def _layout_copy(a: Any) -> Any:
@@ -114,9 +127,12 @@ def _to_jax(a: Any) -> Any:
     return jnp.asarray(a) if isinstance(a, np.ndarray) else a
 
 
+def _items(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, tuple | list) else (x,)
+
+
 def _leaves(x: Any) -> list[np.ndarray]:
-    items = x if isinstance(x, tuple | list) else (x,)
-    return [np.asarray(v, dtype=np.float64) for v in items]
+    return [np.asarray(v, dtype=np.float64) for v in _items(x)]
 
 
 def _assert_same(ours: Any, ref: Any, rtol: float, what: str) -> None:
@@ -165,6 +181,10 @@ def check_value(case: Case) -> None:
         assert ours is None, f"{case.id}: returns None in NumPy, {ours!r} here"
     else:
         _assert_same(ours, expected, case.value_rtol, f"{case.id}: result")
+        for k, (a, b) in enumerate(zip(_items(ours), _items(expected), strict=True)):
+            if isinstance(b, np.ndarray):
+                assert isinstance(a, np.ndarray) and a.dtype == b.dtype, \
+                    f"{case.id}: result[{k}] is {a!r}, NumPy gives dtype {b.dtype}"
     for k, (m, p) in enumerate(zip(mine, py, strict=True)):
         if isinstance(p, np.ndarray):
             np.testing.assert_allclose(m, p, rtol=case.value_rtol, atol=1e-12,

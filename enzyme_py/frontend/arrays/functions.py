@@ -10,6 +10,7 @@ Invariant: each entry's type rule and emitter agree on the result type; views st
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Any
 
 import numpy as np
@@ -21,9 +22,9 @@ from enzyme_py.frontend.arrays import views
 from enzyme_py.frontend.arrays.elementwise import lift, where
 from enzyme_py.frontend.arrays.linalg import matmul, matmul_type
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
-from enzyme_py.frontend.ftypes import BOOL, Array, FType, Scalar
+from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar, Tuple
 from enzyme_py.frontend.values import SVal, const, convert
-from enzyme_py.ir.values import Value
+from enzyme_py.ir.values import ConstantInt, Value
 
 
 def _arrays_or_scalars(call: TypeCall, n: int, name: str) -> list[FType] | None:
@@ -326,3 +327,59 @@ def _astype(call: EmitCall) -> Any:
     assert isinstance(call.type, Array)
     c = call.c
     return L.copy(c, L.converted(c, L.as_lazy(c, call.args[0]), call.type.elem), call.node)
+
+
+# --- Python's sum() -------------------------------------------------------------------------
+
+
+def _sum_type(call: TypeCall) -> FType | None:
+    from enzyme_py.frontend import comprehensions
+
+    call.only("start")
+    if not 1 <= len(call.arg_nodes) <= 2:
+        raise call.error("sum() takes an iterable and an optional start")
+    node = call.arg_nodes[0]
+    if isinstance(node, ast.ListComp | ast.GeneratorExp):
+        items: list[FType | None] = [comprehensions.element_type(call.typer, node, True)]
+    elif isinstance(call.args[0], Array):
+        t = call.args[0]
+        items = [t.elem if t.ndim == 1 else Array(t.elem, t.ndim - 1)]
+    elif isinstance(call.args[0], Tuple):
+        items = list(call.args[0].items)  # type: ignore[union-attr]
+    elif call.args[0] is None:
+        return None
+    else:
+        raise call.error(f"sum() of {call.args[0]} is not supported",
+                         "sum of a list, a comprehension, a generator or an array")
+    start = call.keywords.get("start", call.arg_nodes[1] if len(call.arg_nodes) > 1 else None)
+    types = [*items, call.typeof(start) if start is not None else I64]
+    if any(t is None for t in types):
+        return None
+    if any(isinstance(t, Array) for t in types):
+        return Array(AT.binop_elem(ast.Add(), types), AT.result_rank(types))  # type: ignore
+    return AT.binop_elem(ast.Add(), types) if len(types) > 1 else types[0]  # type: ignore
+
+
+@array_function(builtins.sum, type_rule=_sum_type, lists=True, filters=True)
+def _sum(call: EmitCall) -> Any:
+    """sum(iterable, start=0): Python's left fold; of an array, a sum over its first axis."""
+    from enzyme_py.frontend.arrays.reductions import reduce
+
+    c = call.c
+    node = call.arg_nodes[0]
+    start_node = call.keywords.get("start", call.arg_nodes[1] if len(call.arg_nodes) > 1
+                                   else None)
+    start = c.expr(start_node) if start_node is not None else const(I64, 0)
+    if isinstance(call.args[0], list):
+        items = call.args[0]
+        if not items:
+            return start
+        total = items[0]
+        for it in items[1:]:
+            total = c.binop(ast.Add(), total, it, call.node)
+        return c.binop(ast.Add(), start, total, call.node)
+    else:
+        total = reduce(c, "sum", call.args[0], (0,), False, node)
+    if isinstance(start.v, ConstantInt) and start.v.value == 0 and start_node is None:
+        return total
+    return c.binop(ast.Add(), start, total, call.node)

@@ -76,6 +76,7 @@ class ArrayFunction:
     emit: Callable[[EmitCall], Any]
     lists: bool = False  # list/tuple literal arguments are passed as lists of values
     view: bool = False  # the result is a view of the first argument's memory
+    filters: bool = False  # a filtered comprehension argument is fine (filtered-out: 0)
 
 
 FUNCTIONS: dict[object, ArrayFunction] = {}
@@ -84,13 +85,13 @@ METHODS: dict[str, ArrayFunction] = {}
 
 def array_function(*objects: object, type_rule: Callable[[TypeCall], FType | None],
                    method: str | tuple[str, ...] = (), lists: bool = False,
-                   view: bool = False) -> Callable:
+                   view: bool = False, filters: bool = False) -> Callable:
     """Register the decorated emitter, with `type_rule`, for `objects` and method names."""
 
     def wrap(emit: Callable[[EmitCall], Any]) -> Callable[[EmitCall], Any]:
         names = (method,) if isinstance(method, str) else method
         name = getattr(objects[0], "__name__", "?") if objects else names[0]
-        entry = ArrayFunction(name, type_rule, emit, lists, view)
+        entry = ArrayFunction(name, type_rule, emit, lists, view, filters)
         for o in objects:
             FUNCTIONS[o] = entry
         for m in names:

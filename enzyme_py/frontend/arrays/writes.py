@@ -67,9 +67,7 @@ def _may_overlap(c: FunctionCompiler, read: AVal, dest: AVal) -> bool:
                         read.dims == dest.dims):
         return False
     a, b = read.root, dest.root
-    if a is None or b is None or a[0] == "any" or b[0] == "any":  # type: ignore[index]
-        return True
-    if a == b:
+    if a is None or b is None or a == b:
         return True
     if a[0] == "temp" or b[0] == "temp":  # type: ignore[index]
         return False
