@@ -84,7 +84,8 @@ def misses(rows: list[dict]) -> list[str]:
     for r in rows:
         name = f"{r['objective']} [{r.get('size', '-')}]"
         if not r.get("ok"):
-            out.append(f"{name}: FAILED: " + "; ".join(r.get("errors", ["a check failed"])))
+            errors = [e.splitlines()[0] for e in r.get("errors", ["a check failed"]) if e]
+            out.append(f"{name}: FAILED: " + "; ".join(errors))
         vs_loop = over_loop(r, rows)
         if vs_loop is not None and vs_loop > FORM_TARGET:
             out.append(f"{name}: gradient {vs_loop:.2f}x the {r['loop_form']} (loop) form's "

@@ -133,6 +133,7 @@ class ReverseTransform:
         expand_reallocs(self.module, work)  # malloc + memcpy + free: no special case below
         split_invoke_edges(work)  # where a split callee's tape is read after an invoke
         self.original = set(work.instructions())
+        self.select_guards()  # before the forward sweep adds uses (tape stores)
         self._check_input()
         self.dom = dominators(work)
         try:
@@ -397,6 +398,17 @@ class ReverseTransform:
 
             got = self._same_memory = alias_classes(
                 [i for i in self.work.instructions() if i in self.original])
+        return got
+
+    def select_guards(self) -> dict:
+        """The original instructions that matter only under a select's condition
+        (`analysis.speculation`), computed once."""
+        got = getattr(self, "_select_guards", None)
+        if got is None:
+            from enzyme_py.analysis.speculation import select_guards
+
+            got = self._select_guards = {i: g for i, g in select_guards(self.work).items()
+                                         if i in self.original}
         return got
 
     def runtime_decl(self, name: str, ftype: T.FunctionType) -> Function:

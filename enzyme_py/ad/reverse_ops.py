@@ -309,10 +309,16 @@ def _by_rule(tr: ReverseTransform, inst: I.Instruction) -> None:
     if len(partials) != len(ops):
         raise tr.error(inst, f"rule {rule.where} gives {len(partials)} partials for "
                              f"{len(ops)} operands")
+    guard = tr.select_guards().get(inst)  # see `analysis.speculation`
     for op, partial in zip(ops, partials, strict=True):
         if partial is None or isinstance(op, Constant) or not tr.is_active(op):
             continue
         contribution = partial.reverse(d) if isinstance(partial, Linear) else partial(d)
+        if guard is not None and not isinstance(partial, Linear):
+            cond = tr.tape.lookup(guard[0])
+            kept, dropped = (contribution, zero(contribution.type)) if guard[1] else \
+                (zero(contribution.type), contribution)
+            contribution = tr.b.select(cond, kept, dropped)
         tr.add_adjoint(op, contribution)
 
 

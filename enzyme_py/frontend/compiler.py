@@ -169,7 +169,7 @@ def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSes
         fdef = pyfunc.with_captures()
         params = _param_names(fdef, pyfunc.src, len(arg_types))
         return Typer(fdef, dict(zip(params, arg_types, strict=True)), pyfunc.globals,
-                     pyfunc.src, session.return_type_of, pyfunc)
+                     pyfunc.src, session.return_type_of, pyfunc, pyfunc.siblings)
     if isinstance(pyfunc, CustomRule):
         pyfunc = pyfunc.fun
     fdef, src = _parse_function(pyfunc)
@@ -485,6 +485,8 @@ class FunctionCompiler(ExpressionCompiler):
     def assign(self, target: ast.expr, val: object, node: ast.AST) -> None:
         if isinstance(target, ast.Name):
             self.store_var(target.id, val, node)  # type: ignore[arg-type]
+        elif isinstance(target, ast.Subscript) and self.array_index(target) is not None:
+            self._masked_update(target, val, None, node)
         elif isinstance(target, ast.Subscript):
             place = self.place(target)
             if isinstance(place, AVal):
@@ -502,7 +504,23 @@ class FunctionCompiler(ExpressionCompiler):
             raise self.src.error(target, "cannot assign to this",
                                  "names, array elements a[i] / a[i, j], tuples of names")
 
+    def _masked_update(self, target: ast.Subscript, val: object, op: ast.operator | None,
+                       node: ast.AST) -> None:
+        from enzyme_py.frontend.arrays import masks
+
+        index = self.array_index(target)
+        assert index is not None
+        mask = self.expr(index)
+        if mask.type.elem != BOOL:
+            raise self.src.error(target, "storing through an integer index array (a scatter) "
+                                 "is not supported", "a loop over the indices")
+        dest = self.view(self.expr(target.value), target)
+        masks.masked_store(self, dest, mask, val, op, node)
+
     def stmt_AugAssign(self, s: ast.AugAssign) -> None:
+        if isinstance(s.target, ast.Subscript) and self.array_index(s.target) is not None:
+            self._masked_update(s.target, self.expr(s.value), s.op, s)
+            return
         if isinstance(s.target, ast.Subscript):
             place = self.place(s.target)
             if isinstance(place, AVal):  # u[1:-1] += ...: in place, as NumPy does

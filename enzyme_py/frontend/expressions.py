@@ -331,11 +331,27 @@ class ExpressionCompiler:
                 raise self.src.error(k, f"shape index {idx} out of range for a "
                                      f"{arr.type.ndim}-D array")
             return SVal(I64, arr.dims[idx])
+        index = self.array_index(e)
+        if index is not None:  # x[mask] / x[idx]
+            from enzyme_py.frontend.arrays import masks
+
+            base = self.view(self.expr(e.value), e)
+            ix = self.expr(index)
+            if ix.type.elem == BOOL:
+                return masks.masked(self, base, ix, e)
+            return masks.gather(self, base, ix, e)
         place = self.place(e)
         if isinstance(place, AVal):
             return place
         ptr, elem = place
         return SVal(elem, self.b.load(elem.ir, ptr))
+
+    def array_index(self, e: ast.Subscript) -> ast.expr | None:
+        """The index of `x[mask]` / `x[idx]` (one index, an array), else None."""
+        if isinstance(e.slice, ast.Tuple | ast.Slice):
+            return None
+        t = self.typer.expr_type(e.slice)
+        return e.slice if isinstance(t, Array) else None
 
     def place(self, e: ast.Subscript) -> AVal | tuple[Value, Scalar]:
         """What `e` denotes: a view, or (every axis indexed) an element's address."""

@@ -30,6 +30,7 @@ class LocalFunction:
     src: SourceInfo = field(compare=False, hash=False)
     globals: dict = field(compare=False, hash=False)
     captured: tuple[str, ...] = ()  # enclosing variables passed after the parameters
+    siblings: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def __name__(self) -> str:  # noqa: PLW3201 - read like a function's name
@@ -72,10 +73,25 @@ def collect(owner: object, fdef: ast.FunctionDef, src: SourceInfo,
         found[inner.name] = LocalFunction(owner, inner.name, inner.lineno, inner.col_offset,
                                           inner, src, globals_,
                                           _captured(inner, outer - {inner.name}))
-    names = set(found)  # other local functions are called, not passed
-    return {k: LocalFunction(f.owner, f.name, f.line, f.col, f.fdef, f.src, f.globals,
-                             tuple(n for n in f.captured if n not in names))
-            for k, f in found.items()}
+    names = set(found)  # other local functions are called, not passed ...
+    captured = {k: [n for n in f.captured if n not in names] for k, f in found.items()}
+    calls = {k: {n.id for n in ast.walk(f.fdef) if isinstance(n, ast.Name) and n.id in names
+                 and n.id != k} for k, f in found.items()}
+    changed = True
+    while changed:  # ... but what a called one reads, its caller passes on
+        changed = False
+        for k in found:
+            for g in calls[k]:
+                for n in captured[g]:
+                    if n not in captured[k]:
+                        captured[k].append(n)
+                        changed = True
+    out = {k: LocalFunction(f.owner, f.name, f.line, f.col, f.fdef, f.src, f.globals,
+                            tuple(captured[k]))
+           for k, f in found.items()}
+    for f in out.values():
+        f.siblings.update(out)
+    return out
 
 
 def _statements(body: list[ast.stmt]):

@@ -392,6 +392,15 @@ class Typer:
         if not isinstance(base, Array):
             raise self.src.error(e, f"cannot index {base}", "indexing arrays: a[i], a[i, j]")
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        if len(idx) == 1 and not isinstance(idx[0], ast.Slice):
+            it = self.expr_type(idx[0], lenient)
+            if isinstance(it, Array):  # x[mask], x[idx] (see `arrays.masks`)
+                if it.elem == BOOL:
+                    return Array(base.elem, 1)
+                if it.elem.is_float:
+                    raise self.src.error(idx[0], f"array index has type {it}",
+                                         "integer or boolean index arrays")
+                return Array(base.elem, it.ndim + base.ndim - 1)
         ndim = base.ndim
         axes = 0  # axes of `base` consumed
         dots = 0
@@ -410,9 +419,9 @@ class Typer:
             else:
                 t = self.expr_type(i, lenient)
                 if isinstance(t, Array):
-                    raise self.src.error(i, "indexing with an array (a boolean mask or "
-                                         "integer indices) is not supported yet",
-                                         "slices, integers, np.where(mask, x, 0) for masks")
+                    raise self.src.error(i, "an index array beside other indices is not "
+                                         "supported", "x[mask] or x[idx] alone; slices and "
+                                         "integers otherwise")
                 if t is not None and not (isinstance(t, Scalar) and not t.is_float):
                     raise self.src.error(i, f"array index has type {t}", "integer indices")
                 axes += 1

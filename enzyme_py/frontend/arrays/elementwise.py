@@ -34,15 +34,22 @@ if TYPE_CHECKING:
 def lift(c: FunctionCompiler, args: list[Any], elem: Scalar,
          rule: Callable[[list[SVal]], SVal], node: ast.AST,
          operand_types: list[Scalar | None] | None = None) -> Lazy:
-    """The element-wise application of `rule` to `args` (arrays broadcast together)."""
-    lazies = [as_lazy(c, a) for a in args if is_array(a)]
+    """The element-wise application of `rule` to `args` (arrays broadcast together). A
+    masked selection with only numbers beside it stays a masked selection."""
+    arrays = [a for a in args if is_array(a)]
+    if len(arrays) == 1 and isinstance(arrays[0], Lazy) and arrays[0].mask is not None:
+        sel = arrays[0]
+        inner = lift(c, [Lazy(sel.type, sel.dims, sel.element, sel.reads) if a is sel else a
+                         for a in args], elem, rule, node, operand_types)
+        return Lazy(inner.type, inner.dims, inner.element, inner.reads, sel.mask)
+    lazies = [as_lazy(c, a, node) for a in args if is_array(a)]
     dims = broadcast_dims(c, [z.dims for z in lazies], node)
     parts: list[Any] = []
     reads = []
     for k, a in enumerate(args):
         want = operand_types[k] if operand_types is not None else None
         if is_array(a):
-            z = broadcast_to(c, as_lazy(c, a), dims)
+            z = broadcast_to(c, as_lazy(c, a, node), dims)
             reads.extend(z.reads)
             parts.append(z)
         else:

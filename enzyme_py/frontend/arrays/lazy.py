@@ -39,6 +39,9 @@ class Lazy:
     dims: list[Value]
     element: Callable[[list[Value]], Value]  # idx -> IR value of type.elem
     reads: list[AVal] = field(default_factory=list)  # views it loads from (overlap checks)
+    # a boolean-mask selection (see `masks`): idx -> i1, whether element idx is selected;
+    # only reductions and element-wise operations with numbers read a masked Lazy as such
+    mask: Callable[[list[Value]], Value] | None = None
 
 
 ArrayValue = Union[AVal, Lazy]  # noqa: UP007 - a runtime alias
@@ -76,7 +79,12 @@ def of_view(c: FunctionCompiler, v: AVal) -> Lazy:
     return Lazy(v.type.value, list(v.dims), element, [v])
 
 
-def as_lazy(c: FunctionCompiler, v: ArrayValue) -> Lazy:
+def as_lazy(c: FunctionCompiler, v: ArrayValue, node: ast.AST | None = None) -> Lazy:
+    """`v` read element by element (a masked selection is compacted first)."""
+    if isinstance(v, Lazy) and v.mask is not None:
+        from enzyme_py.frontend.arrays.masks import compact
+
+        return of_view(c, compact(c, v, node or c.fdef))
     return v if isinstance(v, Lazy) else of_view(c, v)
 
 
@@ -179,6 +187,10 @@ def materialize(c: FunctionCompiler, v: ArrayValue, node: ast.AST) -> AVal:
     """`v` as a view; a `Lazy` is computed into a fresh buffer."""
     if isinstance(v, AVal):
         return v
+    if v.mask is not None:
+        from enzyme_py.frontend.arrays.masks import compact
+
+        return compact(c, v, node)
     out = fresh(c, v.type, v.dims, node)
     store_elements(c, out, v)
     return out

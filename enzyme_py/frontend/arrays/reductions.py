@@ -165,6 +165,14 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
     if isinstance(v, SVal):
         return convert(c.b, v, _result_elem(kind, v.type)) if kind not in ("any", "all") \
             else convert(c.b, v, BOOL)
+    if isinstance(v, L.Lazy) and v.mask is not None:  # x[x > 0]: selected elements only
+        from enzyme_py.frontend.arrays.masks import reduce_masked
+
+        res_elem = _result_elem(kind, v.type.elem)
+        total = reduce_masked(c, kind, v, res_elem, _identity(kind, res_elem), combine, node)
+        if keepdims:
+            return L.materialize(c, L.scalar_lazy(c, total, [ConstantInt(T.I64, 1)]), node)
+        return total
     src = L.as_lazy(c, v)
     elem_in = src.type.elem
     elem = _result_elem(kind, elem_in)
