@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from enzyme_py import backend
-from enzyme_py.api import Options, _build, _params, grad_cache_of, optimize_before_ad
+from enzyme_py.api import Options, _build, _complete, _params, grad_cache_of, optimize_before_ad
 from enzyme_py.array_results import carries_arrays
-from enzyme_py.calling import arg_key, arg_types, convert_result
+from enzyme_py.calling import arg_key, arg_types, convert_result, error_record
 from enzyme_py.errors import CallError, EnzymePyError
 from enzyme_py.frontend import Array, Scalar
 from enzyme_py.frontend.ftypes import NoneType
@@ -83,7 +83,35 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     out, dname = forward_module(module, fname, flat_fwd, opt_level=0,
                                 return_primal=not with_gradient)
     jm = backend.compile_ir(str(out), opt_level=2)
-    return jm.function(dname), types
+    return _Checked(jm.function(dname), error_record(jm, session)), types
+
+
+class _Checked:
+    """A compiled derivative whose module's error record is read after every call, so a
+    failed bounds or shape check raises (`IndexError`, `ValueError`) as in `jit`."""
+
+    def __init__(self, native: Any, errors: Any) -> None:
+        self.native = native
+        self.errors = errors
+
+    def __call__(self, *args: Any) -> Any:
+        r = self.native(*args)
+        if self.errors is not None:
+            self.errors.check()
+        return r
+
+
+def _with_defaults(f: Callable, primals: Sequence[Any],
+                   tangents: Sequence[Any] | None = None) -> tuple[tuple, tuple | None]:
+    """Primals with f's defaults filled in (as a call would), tangents with zeros for them."""
+    n = len(primals)
+    if n == len(_params(f)):
+        return tuple(primals), None if tangents is None else tuple(tangents)
+    full = _complete(f, tuple(primals), {})
+    if tangents is None:
+        return full, None
+    extra = [np.zeros_like(v) if isinstance(v, np.ndarray) else 0.0 for v in full[n:]]
+    return full, (*tangents, *extra)
 
 
 def _returns_arrays(f: Callable, args: Sequence[Any]) -> bool:
@@ -113,6 +141,7 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
     """
     if len(primals) != len(tangents):
         raise CallError("jvp: primals and tangents must have the same length")
+    primals, tangents = _with_defaults(f, primals, tangents)  # type: ignore[assignment]
     if _returns_arrays(f, primals):
         from enzyme_py.api_arrays import array_jvp
 
@@ -146,6 +175,8 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
 def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     """Hessian-vector product of scalar `f` at `primals` along `tangents` (forward-over-
     reverse); returns one array/float per argument, like `jax.jvp(jax.grad(f), ...)[1]`."""
+    n = len(primals)
+    primals, tangents = _with_defaults(f, primals, tangents)  # type: ignore[assignment]
     native, types = _forward_native(f, primals, with_gradient=True)
     flat: list[Any] = []
     second: list[Any] = []
@@ -180,7 +211,7 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
             k += 1
         else:
             result.append(None)
-    return tuple(result)
+    return tuple(result[:n])  # one per argument given (filled-in defaults are not)
 
 
 HESSIAN_WIDTH = 8  # Hessian columns per forward sweep (vector forward mode)
@@ -198,8 +229,9 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     if got is not None:
         return got
     name = getattr(f, "__name__", "f")
-    types = arg_types(name, _params(f), args)
-    module, compiled, _ = _build(f, types, Options(), True)
+    types = tuple(t.value if isinstance(t, Array) else t  # arrays are passed as C copies
+                  for t in arg_types(name, _params(f), args))
+    module, compiled, session = _build(f, types, Options(), True)
     module = optimize_before_ad(module, 2)
     rt = compiled.return_type
     if not (isinstance(rt, Scalar) and rt.is_float):
@@ -219,7 +251,8 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     module, gname = gradient_module(module, fname, rev_acts, True, opt_level=2)
     out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
                                 width=width)
-    got = _COMPILED[key] = backend.compile_ir(str(out), opt_level=2).function(dname)
+    jm = backend.compile_ir(str(out), opt_level=2)
+    got = _COMPILED[key] = _Checked(jm.function(dname), error_record(jm, session))
     return got
 
 

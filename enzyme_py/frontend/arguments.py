@@ -57,7 +57,8 @@ def bind(src: Any, call: ast.Call, fn: object, n_positional: int) -> list[Bindin
     names, defaults = signature(fn)
     fname = getattr(fn, "__name__", "f")
     if n_positional > len(names):
-        raise src.error(call, f"{fname}() takes {len(names)} arguments, {n_positional} given")
+        raise src.error(call, f"{fname}() takes {len(names)} arguments, {n_positional} given",
+                        f"its parameters: {', '.join(names)}")
     out: list[Binding | None] = [Binding(index=k) for k in range(n_positional)]
     out += [None] * (len(names) - n_positional)
     for kw in call.keywords:
@@ -65,17 +66,18 @@ def bind(src: Any, call: ast.Call, fn: object, n_positional: int) -> list[Bindin
             raise src.error(kw.value, "**kwargs in calls is not supported")
         if kw.arg not in names:
             raise src.error(kw.value, f"{fname}() got an unexpected keyword argument "
-                            f"'{kw.arg}'")
+                            f"'{kw.arg}'", f"its parameters: {', '.join(names)}")
         k = names.index(kw.arg)
         if out[k] is not None:
             raise src.error(kw.value, f"{fname}() got multiple values for argument "
-                            f"'{kw.arg}'")
+                            f"'{kw.arg}'", "each parameter once")
         out[k] = Binding(keyword=kw.value)
     for k, name in enumerate(names):
         if out[k] is not None:
             continue
         if name not in defaults:
-            raise src.error(call, f"{fname}() missing argument '{name}'")
+            raise src.error(call, f"{fname}() missing argument '{name}'",
+                            f"its parameters: {', '.join(names)}")
         value = defaults[name]
         if isinstance(value, bool | int | float) and not isinstance(value, _NotConstant):
             out[k] = Binding(default=value)
@@ -88,6 +90,9 @@ def bind(src: Any, call: ast.Call, fn: object, n_positional: int) -> list[Bindin
 def complete(fn: object, args: tuple, kwargs: dict) -> tuple:
     """The full positional argument list of a Python-level call (the API's entry)."""
     sig = inspect.signature(fn)  # type: ignore[arg-type]
+    plain = (inspect.Parameter.POSITIONAL_OR_KEYWORD,)
+    if any(p.kind not in plain for p in sig.parameters.values()) and not kwargs:
+        return args  # *args and friends: the front end reports them
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return tuple(bound.arguments.values())

@@ -57,6 +57,7 @@ CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan
 DTYPES = {np.float64: "f64", np.float32: "f32", np.int64: "i64", np.int32: "i32",
           builtins.float: "f64", builtins.int: "i64"}
 
-SUPPORTED_CALLS = ("math.* and numpy scalar functions (sin, exp, log, sqrt, ...), abs, min, "
-                   "max, pow, float, int, len, range, np.zeros/ones/empty(_like), np.sum, "
-                   "np.dot, and other Python functions of the same module")
+SUPPORTED_CALLS = ("math.* and numpy ufuncs (sin, exp, log, sqrt, maximum, ...), abs, min, "
+                   "max, pow, float, int, len, range, sum, the NumPy functions listed in "
+                   "the README's subset (reductions, products, constructors, np.where, "
+                   "np.clip, ...), and other Python functions of the same module")

@@ -53,6 +53,7 @@ def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast
 
     nodes = ([receiver] if receiver is not None else []) + list(e.args)
     args = [n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else
+            c.typer.resolve_global(n) if c.typer.is_dtype(n) else
             comprehensions.lazy(c, n, entry.filters) if isinstance(n, ast.ListComp |
                                                                     ast.GeneratorExp) else
             _literal(c, n) if entry.lists else c.expr(n) for n in nodes]

@@ -360,7 +360,8 @@ class FunctionCompiler(ExpressionCompiler):
                 root[0] == "temp" and self.heap.claim(root[1]):
             view.base = root[1]  # a view of this statement's temporary: the variable keeps it
         elif not initial and view.base is None and isinstance(root, tuple) and \
-                root[0] == "var" and root[1] != name and root[1] not in self.typer.shared:
+                root[0] in ("var", "own") and root[1] != name and \
+                root[1] not in self.typer.shared:
             raise self.src.error(node, f"internal error: '{name}' is bound to a view of "
                                  f"'{root[1]}', which the alias analysis missed")
         if initial:
@@ -372,7 +373,7 @@ class FunctionCompiler(ExpressionCompiler):
         elif var.owner is not None:
             if own:
                 self.heap.rebind(var.owner, view.base)
-            elif view.root != ("var", name):  # a view of other memory: the old buffer goes
+            elif view.root not in (("var", name), ("own", name)):  # other memory: old one goes
                 self.heap.rebind(var.owner, None)
         elif own:  # a shared variable keeps every buffer bound to it until the exit
             if self.loops:
@@ -395,7 +396,8 @@ class FunctionCompiler(ExpressionCompiler):
             b = self.b
             # what the view reads, for `writes`: only temporaries and the parameters of a
             # noalias build are told apart; a variable's views may overlap any other memory
-            root = ("param", name) if name in self.typer.fixed_params else ("var", name)
+            root = ("param", name) if name in self.typer.fixed_params else \
+                ("own", name) if name in self.typer.owning_vars else ("var", name)
             return AVal(var.type, b.load(T.PTR, var.ptr, name=name),
                         [b.load(T.I64, d) for d in var.dims],
                         [b.load(T.I64, s) for s in var.strides],

@@ -73,6 +73,7 @@ def element_type(typer: Typer, e: Comprehension, allow_filter: bool = False,
         typer._assign_name(g.target.id, item, g.target)
         if isinstance(item, Array):
             typer._not_contiguous.add(g.target.id)
+            typer._may_view.add(g.target.id)
             root = typer.view_root(g.iter)
             if root is not None and root not in typer.fixed_params:
                 typer.shared.add(root)

@@ -62,6 +62,15 @@ class ExpressionCompiler:
             raise self.src.error(e, "a number is needed here")
         return v
 
+    def conditional_scalar(self, e: ast.expr) -> SVal:
+        """A number computed on one path only (a branch of `a if c else b`, the right side
+        of `and`): the temporaries it makes are freed on that path."""
+        self.heap.begin_statement()
+        try:
+            return self.scalar(e)
+        finally:
+            self.heap.end_statement()
+
     def int_value(self, e: ast.expr) -> Value:
         v = self.scalar(e)
         if v.type.is_float:
@@ -265,7 +274,7 @@ class ExpressionCompiler:
         result = self.alloca_at.alloca(T.I1, name="chain")
         done = self.new_block("cmp.end")
         for k, (op, right_e) in enumerate(zip(e.ops, e.comparators, strict=True)):
-            right = self.scalar(right_e)
+            right = self.scalar(right_e) if k == 0 else self.conditional_scalar(right_e)
             c = self.compare(op, left, right, e)
             self.b.store(c, result)
             if k < len(e.ops) - 1:
@@ -283,7 +292,8 @@ class ExpressionCompiler:
         result = self.alloca_at.alloca(T.I1, name="and" if is_and else "or")
         done = self.new_block("bool.end")
         for k, v in enumerate(e.values):
-            c = self.condition(v)
+            c = self.condition(v) if k == 0 else \
+                convert(self.b, self.conditional_scalar(v), BOOL).v
             self.b.store(c, result)
             if k < len(e.values) - 1:
                 nxt = self.new_block("bool.next")
@@ -306,7 +316,7 @@ class ExpressionCompiler:
         self.b.condbr(self.condition(e.test), then, other)
         for blk, sub in ((then, e.body), (other, e.orelse)):
             self.b.position_at_end(blk)
-            self.b.store(convert(self.b, self.scalar(sub), t).v, slot)
+            self.b.store(convert(self.b, self.conditional_scalar(sub), t).v, slot)
             self.b.br(done)
         self.b.position_at_end(done)
         return SVal(t, self.b.load(t.ir, slot))

@@ -66,6 +66,8 @@ class Typer:
                                           if isinstance(t, Array) and not t.strided}
         self._not_contiguous: set[str] = {p for p, t in arg_types.items()
                                           if isinstance(t, Array) and t.strided}
+        # array variables that may hold a view of memory they did not make
+        self._may_view: set[str] = set(arg_types)
 
     # --- the fixpoint -------------------------------------------------------------------------
 
@@ -80,6 +82,10 @@ class Typer:
             self.return_type = NONE
         self.contiguous_vars = {n for n, t in self.env.items()
                                 if isinstance(t, Array) and n not in self._not_contiguous}
+        # variables whose every value is a buffer they own (it overlaps no other memory)
+        self.owning_vars = {n for n, t in self.env.items()
+                            if isinstance(t, Array) and n not in self._may_view and
+                            n not in self._not_contiguous}
 
     def _note_binding(self, name: str, value: ast.expr) -> None:
         """Record what binding `value` to `name` says about aliasing and contiguity."""
@@ -90,6 +96,8 @@ class Typer:
             self.shared.add(root)  # its buffers must outlive this view (see `arrays.heap`)
         if not self._contiguous_value(value):
             self._not_contiguous.add(name)
+        if root is not None:
+            self._may_view.add(name)
 
     def _contiguous_value(self, e: ast.expr) -> bool:
         """Is every value of array expression `e` C-contiguous? (fresh arrays are; a view
@@ -226,6 +234,7 @@ class Typer:
                 if root is not None and root not in self.fixed_params:
                     self.shared.add(root)
                 self._not_contiguous.add(target.id)
+                self._may_view.add(target.id)
 
     def _target(self, target: ast.expr, t: FType | None, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
@@ -242,8 +251,13 @@ class Typer:
                 return
             else:
                 raise self.src.error(target, f"cannot unpack {t} into {len(target.elts)} names")
-            for e, it in zip(target.elts, items, strict=True):
+            for k, (e, it) in enumerate(zip(target.elts, items, strict=True)):
                 self._target(e, it, value)
+                if isinstance(e, ast.Name):
+                    if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
+                        self._note_binding(e.id, value.elts[k])
+                    else:  # an item of a returned tuple: a fresh array
+                        self._note_binding(e.id, value)
 
     # --- expressions --------------------------------------------------------------------------
 
@@ -503,6 +517,18 @@ class Typer:
         except TypeError:  # unhashable
             return None, None
 
+    def is_dtype(self, e: ast.expr) -> bool:
+        """Does `e` name a dtype (`float`, `np.float32`, ...)? Registered calls read it from
+        the node (`astype(float)`, `np.zeros(n, np.float32)`)."""
+        if not isinstance(e, ast.Name | ast.Attribute) or \
+                isinstance(e, ast.Name) and e.id in self.env:
+            return False
+        g = self.resolve_global(e)
+        try:
+            return g in B.DTYPES or g is bool or g is B.np.bool_
+        except TypeError:
+            return False
+
     def literal_type(self, e: ast.expr, lenient: bool = True) -> FType | None:
         """A list or tuple literal's type (a Tuple of its items), else the expression's."""
         if isinstance(e, ast.List | ast.Tuple):
@@ -528,7 +554,8 @@ class Typer:
         if any(isinstance(a, ast.Starred) for a in nodes):
             raise self.src.error(e, "*args in calls is not supported")
         # string literals (einsum subscripts, norm orders) are read from the nodes
-        types = [STRING if _is_string(n) else self.literal_type(n, lenient) for n in nodes]
+        types = [STRING if _is_string(n) or self.is_dtype(n) else
+                 self.literal_type(n, lenient) for n in nodes]
         keywords: dict[str, ast.expr] = {}
         for k in e.keywords:
             if k.arg is None:

@@ -1494,16 +1494,7 @@ def float32_affine(W, x):
 # --- the cases --------------------------------------------------------------------------------
 
 # reasons of the known gaps (features not built yet) and bugs, each a strict xfail
-ASTYPE_FLOAT = "x.astype(float): global 'float' is a type, not accepted as a dtype"
-ARRAY_INDEX = "indexing with an array (a boolean mask or integer indices) is not supported yet"
-BUG_SWAP = ("BUG: x, y = y, x * 2.0: FrontendError 'internal error: x is bound to a view of y, "
-            "which the alias analysis missed'")
 ARRAY_COMPREHENSION = "a comprehension of arrays is not supported"
-BUG_JVP_DEFAULTS = ("BUG: jvp does not apply default parameter values (jit and grad do): "
-                    "'default_argument() takes 2 arguments, 1 given'")
-BUG_BROADCAST_STORE = ("BUG: Y[1:] = b with b broadcast along a new leading axis: internal "
-                       "AssertionError 'AVal needs strides' (lazy.broadcast_to keeps b's ndim)")
-BUG_JVP_ERRORS = "BUG: jvp ignores a recorded runtime error and returns (0.0, 0.0)"
 
 _X = mat(3, 4, 1)
 _WIDE = mat(4, 6, 2)
@@ -1642,7 +1633,7 @@ CASES: list[Case] = [
     Case(copy_method, (vec(4, 82),), reference=_copy_method_ref),
     Case(np_copy_write, (vec(4, 83),), reference=_np_copy_write_ref),
     Case(asarray_of_array, (vec(4, 84),)),
-    Case(astype_float, (vec(4, 85),), xfail=ASTYPE_FLOAT),
+    Case(astype_float, (vec(4, 85),)),
     Case(zeros_then_fill, (_X,), reference=_zeros_then_fill_ref),
     Case(empty_then_fill, (vec(4, 86),), reference=_empty_then_fill_ref),
     # slice writes
@@ -1650,8 +1641,7 @@ CASES: list[Case] = [
     Case(write_column, (_X, vec(3, 88)), argnums=(0, 1), reference=_write_column_ref),
     Case(write_row, (_X,), reference=_write_row_ref),
     Case(shift_overlap, (vec(5, 89),), reference=_shift_overlap_ref),
-    Case(broadcast_write, (_X, vec(4, 90)), argnums=(0, 1), reference=_broadcast_write_ref,
-         xfail=BUG_BROADCAST_STORE),
+    Case(broadcast_write, (_X, vec(4, 90)), argnums=(0, 1), reference=_broadcast_write_ref),
     Case(scalar_write, (_X,), reference=_scalar_write_ref),
     Case(augmented_arrays, (vec(5, 91),)),
     Case(augmented_strided, (vec(6, 92),), reference=_augmented_strided_ref),
@@ -1668,7 +1658,7 @@ CASES: list[Case] = [
     # Python conveniences
     Case(tuple_unpack_views, (vec(6, 102),)),
     Case(tuple_from_helper, (vec(5, 103),)),
-    Case(swap_arrays, (vec(4, 104), vec(4, 105)), argnums=(0, 1), xfail=BUG_SWAP),
+    Case(swap_arrays, (vec(4, 104), vec(4, 105)), argnums=(0, 1)),
     Case(list_comprehension_sum, (vec(5, 106),)),
     Case(comprehension_to_array, (vec(4, 107),)),
     Case(comprehension_to_stack, (_X,), xfail=ARRAY_COMPREHENSION),
@@ -1679,8 +1669,7 @@ CASES: list[Case] = [
     Case(zip_rows, (_X, mat(3, 4, 111)), argnums=(0, 1)),
     Case(lambda_square, (vec(4, 112),)),
     Case(closure_over_local, (vec(4, 113), 0.8), argnums=(0, 1)),
-    Case(default_argument, (np.array([0.5, -0.3, 0.1, 0.9, -0.6]),),
-         xfail={"jvp": BUG_JVP_DEFAULTS}),
+    Case(default_argument, (np.array([0.5, -0.3, 0.1, 0.9, -0.6]),)),
     Case(keyword_call, (np.array([0.3, -0.8, 0.1, 1.4, -0.6]),)),
     Case(keyword_numpy, (_X,)),
     # models and numerics
@@ -1750,8 +1739,8 @@ CASES: list[Case] = [
     Case(conditional_array, (vec(4, 215), 1), argnums=0),
     Case(conditional_array, (vec(4, 216), -1), argnums=0),
     Case(array_while_loop, (vec(4, 217, 0.5, 1.0),)),
-    Case(mask_index_sum, (np.array([0.5, -0.3, 0.1, 0.9, -0.6]),), xfail=ARRAY_INDEX),
-    Case(fancy_index_sum, (vec(5, 218), np.array([0, 3, 3, 1])), xfail=ARRAY_INDEX),
+    Case(mask_index_sum, (np.array([0.5, -0.3, 0.1, 0.9, -0.6]),)),
+    Case(fancy_index_sum, (vec(5, 218), np.array([0, 3, 3, 1]))),
     Case(integer_array_argument, (vec(4, 219), np.array([1, -2, 3, 0]))),
     Case(integer_floordiv_mod, (vec(6, 220),)),
     Case(ellipsis_index, (_X,)),

@@ -275,8 +275,8 @@ def test_non_contiguous_arrays_are_passed_with_their_strides() -> None:
 
 
 def test_wrong_argument_count_raises() -> None:
-    with pytest.raises(ez.FrontendError, match="takes 3 arguments, 2 given"):
-        ez.jit(weighted)(X, Y)
+    with pytest.raises(TypeError, match="missing a required argument: 'c'"):
+        ez.jit(weighted)(X, Y)  # bound like a Python call (defaults and keywords apply)
 
 
 # --- bounds checks ----------------------------------------------------------------------------

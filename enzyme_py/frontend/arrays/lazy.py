@@ -149,7 +149,7 @@ def broadcast_to(c: FunctionCompiler, v: Lazy, dims: list[Value]) -> Lazy:
             inner.append(i if s is None else mul_i64(c.b, i, s))
         return v.element(inner)
 
-    return Lazy(v.type, list(dims), element, v.reads)
+    return Lazy(Array(v.type.elem, len(dims)), list(dims), element, v.reads)
 
 
 def scalar_lazy(c: FunctionCompiler, s: SVal, dims: list[Value]) -> Lazy:

@@ -89,7 +89,9 @@ def compact(c: FunctionCompiler, v: L.Lazy, node: ast.AST) -> AVal:
     def put(idx: list[Value]) -> None:
         def take() -> None:
             k = b.load(T.I64, n)
+            c.heap.begin_statement()
             b.store(v.element(idx), L.element_address(c, out, [k]))
+            c.heap.end_statement()
             b.store(add_i64(b, k, ConstantInt(T.I64, 1)), n)
 
         _when(c, v.mask(idx), take)  # type: ignore[misc]
@@ -118,8 +120,10 @@ def reduce_masked(c: FunctionCompiler, kind: str, v: L.Lazy, acc_elem: Scalar,
 
     def body(idx: list[Value]) -> None:
         def take() -> None:
+            c.heap.begin_statement()  # what the element allocates stays on this path
             x = convert(b, SVal(v.type.elem, v.element(idx)),
                         BOOL if kind in ("any", "all") else acc_elem).v
+            c.heap.end_statement()
             b.store(combine(c, kind, acc_elem, b.load(acc_elem.ir, acc), x), acc)
             b.store(b.add(b.load(T.I64, n), ConstantInt(T.I64, 1)), n)
 

@@ -7,8 +7,10 @@ equals NumPy's, which evaluates the right side whole before storing.
 
 Invariant: a read may overlap the destination unless it is the destination view itself
 (element i is read before element i is written, as in `u[1:-1] += k * v`), or the two live in
-memory that cannot overlap: different fresh buffers, or different parameters of a build
-that promised `noalias` (arrays that overlap at run time get a build without that promise).
+memory that cannot overlap: a buffer made here (a temporary, or the buffer of a variable
+that only ever holds buffers it made) and any other memory, or different parameters of a
+build that promised `noalias` (arrays that overlap at run time get a build without that
+promise).
 """
 
 from __future__ import annotations
@@ -69,8 +71,8 @@ def _may_overlap(c: FunctionCompiler, read: AVal, dest: AVal) -> bool:
     a, b = read.root, dest.root
     if a is None or b is None or a == b:
         return True
-    if a[0] == "temp" or b[0] == "temp":  # type: ignore[index]
-        return False
+    if a[0] in ("temp", "own") or b[0] in ("temp", "own"):  # type: ignore[index]
+        return False  # a buffer made here (owned by a variable, or a temporary) is apart
     both_params = a[0] == "param" and b[0] == "param"  # type: ignore[index]
     return not (both_params and c.session.noalias)
 
