@@ -47,11 +47,6 @@ INT_CTORS = {builtins.int: "i64", np.int64: "i64", np.int32: "i32"}
 BOOL_CTORS = (builtins.bool,)
 LEN = (builtins.len,)
 RANGE = (builtins.range,)
-ARRAY_CTORS = {np.zeros: "zeros", np.ones: "ones", np.empty: "empty",
-               np.zeros_like: "zeros_like", np.empty_like: "empty_like",
-               np.ones_like: "ones_like"}
-SUM = (np.sum,)
-DOT = (np.dot,)
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
                                "tau": math.tau}
 DTYPES = {np.float64: "f64", np.float32: "f32", np.int64: "i64", np.int32: "i32",

@@ -17,7 +17,6 @@ from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays.elementwise import lift
 from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tuple
 from enzyme_py.frontend.values import AVal, SVal, const, convert
-from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 from enzyme_py.rules.mathcalls import emit_math
 
@@ -31,8 +30,6 @@ def compile_call(c: FunctionCompiler, e: ast.Call) -> Any:
     if entry is not None:
         return _registered_call(c, e, entry, receiver, t)
     fn = c.typer.resolve_global(e.func)
-    if fn in B.ARRAY_CTORS:
-        return _array_ctor(c, e, fn, t)
     args = [c.expr(a) for a in e.args]
     if isinstance(t, Array) and any(L.is_array(a) for a in args) and not _is_user(fn):
         return lift(c, args, t.elem, lambda vals: _scalar_call(c, e, fn, vals, t.elem), e)
@@ -151,24 +148,6 @@ def _min_max(c: FunctionCompiler, e: ast.Call, args: list, t: FType | None,
             pick_new = b.icmp("sgt" if is_max else "slt", v, acc)
         acc = b.select(pick_new, v, acc)
     return SVal(t, acc)
-
-
-def _array_ctor(c: FunctionCompiler, e: ast.Call, fn: object, t: FType | None) -> AVal:
-    kind = B.ARRAY_CTORS[fn]
-    assert isinstance(t, Array)
-    fill = {"zeros": 0.0, "ones": 1.0, "empty": None}[kind.removesuffix("_like")]
-    if kind.endswith("_like"):
-        src = c.expr(e.args[0])
-        assert isinstance(src, AVal)
-        return c.new_array(t, list(src.dims), fill, e)
-    shape = e.args[0]
-    dims_e = shape.elts if isinstance(shape, ast.Tuple) else [shape]
-    dims = [c.int_value(d) for d in dims_e]
-    for k, d in enumerate(dims):
-        if not (isinstance(d, ConstantInt) and d.value >= 0):
-            c.check(c.b.icmp("sge", d, ConstantInt(T.I64, 0)), dims_e[k], "array size", d,
-                    ConstantInt(T.I64, 0), k)
-    return c.new_array(t, dims, fill, e)
 
 
 def _user_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,

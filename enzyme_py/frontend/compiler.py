@@ -1,13 +1,12 @@
-"""Python functions -> IR: the compile session and the statement compiler.
-
-A session compiles one entry function for one argument signature, plus every Python function
-it calls (each specialized on its own argument types, recursion allowed) into one module.
+"""Python functions -> IR: the statement compiler (one specialization of one function).
 
 ABI of a compiled function: each scalar argument as its IR type; each array argument as a data
 pointer followed by one i64 extent per dimension (C order) and, for a `strided` array type,
 one i64 stride per dimension (in elements). Results: a scalar; an array as a struct
 `{ptr, i64 extents...}` of a fresh C-contiguous heap block the caller frees; a flat struct
-of the items' fields for a tuple; or void.
+of the items' fields for a tuple; or void. Which functions are compiled for which signatures
+is the `session`'s business; expressions are the `expressions` mixin's, array variables the
+`array_vars` mixin's.
 
 Invariants: locals live in entry-block allocas (SROA makes them SSA); every function has one
 `ret`, in its `exit` block; with bounds checks on, an out-of-range index records
@@ -18,180 +17,27 @@ caller raises `IndexError` from that record, so bad indices never touch memory.
 from __future__ import annotations
 
 import ast
-import inspect
-import itertools
-import textwrap
-from dataclasses import dataclass, field
 
-from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import iteration, versioning
+from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views, writes
 from enzyme_py.frontend.arrays.heap import Heap
-from enzyme_py.frontend.errors import FrontendError, SourceInfo
+from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
-from enzyme_py.frontend.local_functions import LocalFunction
-from enzyme_py.frontend.typing import Typer
+from enzyme_py.frontend.session import (
+    Compiled,
+    CompileSession,
+    ErrorSite,
+    _param_names,
+    _typer_for,
+)
 from enzyme_py.frontend.values import AVal, SVal, c_strides, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
-from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
+from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import ConstantInt, Value, zero
-
-ERROR_GLOBAL = "enzyme_py.error"
-_SESSIONS = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class ErrorSite:
-    filename: str
-    line: int
-    source: str
-    what: str  # "index" / "range step" ...
-    axis: int
-
-
-@dataclass
-class Compiled:
-    """One compiled specialization and how to call it."""
-
-    function: Function
-    arg_types: tuple[FType, ...]
-    return_type: FType
-    param_names: list[str]
-
-
-@dataclass
-class CompileSession:
-    module: Module
-    bounds_check: bool = True
-    noalias: bool = True  # array arguments are promised not to overlap (see `arrays.writes`)
-    compiled: dict[tuple[object, tuple[FType, ...]], Compiled] = field(default_factory=dict)
-    in_progress: dict[tuple[object, tuple[FType, ...]], Function] = field(default_factory=dict)
-    return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
-    sites: list[ErrorSite] = field(default_factory=list)
-    _inferring: set = field(default_factory=set)
-    kept_calls: set[Function] = field(default_factory=set)  # functions with a custom rule
-    _serial: int = 0
-
-    @property
-    def error_name(self) -> str:
-        """A name unique in the process: every JIT-compiled session has its own record."""
-        if self._serial == 0:
-            self._serial = next(_SESSIONS)
-        return f"{ERROR_GLOBAL}.{self._serial}"
-
-    def error_global(self) -> GlobalVariable:
-        """`[site, index, extent]` of the first failed check; external so the optimizer keeps
-        the stores (the Python caller reads it)."""
-        g = self.module.symbols.get(self.error_name)
-        if isinstance(g, GlobalVariable):
-            return g
-        t = T.ArrayType(3, T.I64)
-        gv = GlobalVariable(self.error_name, t, zero(t))  # type: ignore[arg-type]
-        gv.suffix = ["align 8"]
-        return self.module.add_global(gv)
-
-    def add_site(self, site: ErrorSite) -> int:
-        self.sites.append(site)
-        return len(self.sites)
-
-    def return_type_of(self, pyfunc: object, arg_types: tuple[FType, ...]) -> FType | None:
-        key = (pyfunc, arg_types)
-        got = self.return_types.get(key)
-        if got is not None:
-            return got
-        if key in self._inferring:
-            return None  # recursive call: typed by the other returns
-        self._inferring.add(key)
-        try:
-            typer = _typer_for(pyfunc, arg_types, self)
-            typer.infer()
-        finally:
-            self._inferring.discard(key)
-        assert typer.return_type is not None
-        self.return_types[key] = typer.return_type
-        return typer.return_type
-
-    def function_for(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Function:
-        key = (pyfunc, arg_types)
-        got = self.compiled.get(key)
-        if got is not None:
-            return got.function
-        fn = self.in_progress.get(key)
-        if fn is not None:
-            return fn
-        return self.compile(pyfunc, arg_types).function
-
-    def compile(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Compiled:
-        key = (pyfunc, arg_types)
-        got = self.compiled.get(key)
-        if got is not None:
-            return got
-        if isinstance(pyfunc, CustomRule):
-            from enzyme_py.frontend.custom_ir import compile_custom
-
-            result = compile_custom(self, pyfunc, arg_types)
-            self.compiled[key] = result
-            return result
-        comp = FunctionCompiler(self, pyfunc, arg_types)
-        result = comp.compile()
-        self.compiled[key] = result
-        return result
-
-
-def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
-    name = getattr(pyfunc, "__name__", "?")
-    try:
-        lines, first = inspect.getsourcelines(pyfunc)  # type: ignore[arg-type]
-        filename = inspect.getsourcefile(pyfunc) or "<unknown>"  # type: ignore[arg-type]
-    except (OSError, TypeError):
-        raise FrontendError(f"cannot read the source of {name}() (functions typed at the "
-                            "interactive prompt or made by exec have none)") from None
-    raw = "".join(lines)
-    text = textwrap.dedent(raw)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    tree = ast.parse(text)
-    fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
-    if fdef is None:
-        raise FrontendError(f"{name} is not a plain 'def' function (lambdas and other "
-                            "callables are not supported)", filename=filename, line=first,
-                            col=1)
-    src = SourceInfo(filename, text.splitlines(), first, indent)
-    # Decorators were applied already; the body is what we compile.
-    fdef.decorator_list = []
-    return fdef, src
-
-
-def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
-    if isinstance(pyfunc, LocalFunction):
-        fdef = pyfunc.with_captures()
-        params = _param_names(fdef, pyfunc.src, len(arg_types))
-        return Typer(fdef, dict(zip(params, arg_types, strict=True)), pyfunc.globals,
-                     pyfunc.src, session.return_type_of, pyfunc, pyfunc.siblings)
-    if isinstance(pyfunc, CustomRule):
-        pyfunc = pyfunc.fun
-    fdef, src = _parse_function(pyfunc)
-    params = _param_names(fdef, src, len(arg_types))
-    globals_ = dict(getattr(pyfunc, "__globals__", {}))
-    closure = getattr(pyfunc, "__closure__", None)
-    if closure:
-        for name, cell in zip(pyfunc.__code__.co_freevars, closure, strict=True):  # type: ignore
-            globals_[name] = cell.cell_contents
-    return Typer(fdef, dict(zip(params, arg_types, strict=True)), globals_, src,
-                 session.return_type_of, pyfunc)
-
-
-def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str]:
-    a = fdef.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise src.error(fdef, "*args, **kwargs, keyword-only and positional-only parameters "
-                        "are not supported", "plain positional parameters")
-    names = [p.arg for p in a.args]  # defaults are bound by the caller (`arguments`)
-    if len(names) != count:
-        raise src.error(fdef, f"{fdef.name}() takes {len(names)} arguments, {count} given")
-    return names
 
 
 def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Type, str]]:
@@ -227,18 +73,7 @@ def result_fields(t: FType) -> list[T.Type]:
     return [f for item in t.items for f in result_fields(item)]
 
 
-@dataclass
-class ArrayVar:
-    """The allocas of an array variable: its view, and the buffer it owns (None: shared)."""
-
-    type: Array
-    ptr: Value
-    dims: list[Value]
-    strides: list[Value]
-    owner: Value | None
-
-
-class FunctionCompiler(ExpressionCompiler):
+class FunctionCompiler(ExpressionCompiler, ArrayVariables):
     def __init__(self, session: CompileSession, pyfunc: object,
                  arg_types: tuple[FType, ...]) -> None:
         self.session = session
@@ -321,14 +156,7 @@ class FunctionCompiler(ExpressionCompiler):
 
     def _make_var(self, name: str, t: FType) -> object:
         if isinstance(t, Array):
-            a = self.alloca_at
-            ptr = a.alloca(T.PTR, name=name)
-            dims = [a.alloca(T.I64, name=f"{name}.shape{k}") for k in range(t.ndim)]
-            strides = [a.alloca(T.I64, name=f"{name}.stride{k}") for k in range(t.ndim)]
-            # a parameter never rebound owns nothing; a shared variable keeps slots per binding
-            owner = None if name in self.typer.shared or name in self.typer.fixed_params \
-                else self.heap.new_slot(f"{name}.owner")
-            return ArrayVar(t.value, ptr, dims, strides, owner)
+            return self._make_array_var(name, t)
         if isinstance(t, Scalar):
             return (t, self.alloca_at.alloca(t.ir, name=name))
         raise self.src.error(self.fdef, f"variable '{name}' would hold {t}",
@@ -345,63 +173,11 @@ class FunctionCompiler(ExpressionCompiler):
             raise self.src.error(node, f"'{name}' is {t}, cannot assign a number")
         self.b.store(convert(self.b, val, t).v, var[1])  # type: ignore[index]
 
-    def _bind_array(self, name: str, var: ArrayVar, val: object, node: ast.AST | None,
-                    initial: bool = False) -> None:
-        """`name = val` for an array variable: views bind as they are, lazies are computed
-        into a buffer the variable then owns (see `arrays.heap`)."""
-        if not L.is_array(val):
-            raise self.src.error(node, f"'{name}' is {var.type}, cannot assign a number")
-        assert isinstance(val, AVal | L.Lazy)
-        if not var.type.same_values(val.type):
-            raise self.src.error(node, f"'{name}' is {var.type}, cannot assign {val.type}")
-        view = L.materialize(self, val, node or self.fdef)
-        root = view.root
-        if not initial and view.base is None and isinstance(root, tuple) and \
-                root[0] == "temp" and self.heap.claim(root[1]):
-            view.base = root[1]  # a view of this statement's temporary: the variable keeps it
-        elif not initial and view.base is None and isinstance(root, tuple) and \
-                root[0] in ("var", "own") and root[1] != name and \
-                root[1] not in self.typer.shared:
-            raise self.src.error(node, f"internal error: '{name}' is bound to a view of "
-                                 f"'{root[1]}', which the alias analysis missed")
-        if initial:
-            own = False
-        else:
-            own = view.base is not None and self.heap.claim(view.base)
-        if initial:
-            pass
-        elif var.owner is not None:
-            if own:
-                self.heap.rebind(var.owner, view.base)
-            elif view.root not in (("var", name), ("own", name)):  # other memory: old one goes
-                self.heap.rebind(var.owner, None)
-        elif own:  # a shared variable keeps every buffer bound to it until the exit
-            if self.loops:
-                raise self.src.error(node, f"'{name}' is also reached through another "
-                                     "array variable (an alias or a view), so an array made "
-                                     "inside a loop cannot be bound to it",
-                                     f"update it in place ({name}[...] = ...) or bind the "
-                                     "new array to a name that no other array aliases")
-            slot = self.heap.new_slot(f"{name}.buffer")
-            self.b.store(view.base, slot)  # type: ignore[arg-type]
-        self.b.store(view.ptr, var.ptr)
-        for d, slot in zip(view.dims, var.dims, strict=True):
-            self.b.store(d, slot)
-        for s_, slot in zip(view.strides, var.strides, strict=True):
-            self.b.store(s_, slot)
 
     def load_var(self, name: str) -> SVal | AVal:
         var = self.vars[name]
         if isinstance(var, ArrayVar):
-            b = self.b
-            # what the view reads, for `writes`: only temporaries and the parameters of a
-            # noalias build are told apart; a variable's views may overlap any other memory
-            root = ("param", name) if name in self.typer.fixed_params else \
-                ("own", name) if name in self.typer.owning_vars else ("var", name)
-            return AVal(var.type, b.load(T.PTR, var.ptr, name=name),
-                        [b.load(T.I64, d) for d in var.dims],
-                        [b.load(T.I64, s) for s in var.strides],
-                        name in self.typer.contiguous_vars, root)
+            return self._load_array(name, var)
         t = var[0]  # type: ignore[index]
         return SVal(t, self.b.load(t.ir, var[1], name=name))  # type: ignore[index]
 
@@ -774,4 +550,4 @@ def _drop_unreachable_blocks(fn: Function) -> None:
                     phi.remove_incoming(d)
 
 
-__all__ = ["BOOL", "CompileSession", "Compiled", "FunctionCompiler", "NONE"]
+__all__ = ["BOOL", "CompileSession", "Compiled", "ErrorSite", "FunctionCompiler", "NONE"]

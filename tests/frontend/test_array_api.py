@@ -156,10 +156,12 @@ def test_strided_arguments_give_what_contiguous_copies_give(f, make) -> None:
     assert any(not a.flags.c_contiguous for a in args)
     copies = tuple(np.ascontiguousarray(a) for a in args)
     before = [a.copy() for a in args]
-    _assert_close(ez.jit(f)(*args), ez.jit(f)(*copies), rtol=0.0)
+    # a contiguous loop may vectorize and call the vector math library, whose sin differs
+    # from libm's in the last bit: equal to rounding, not bit for bit
+    _assert_close(ez.jit(f)(*args), ez.jit(f)(*copies), rtol=1e-15)
     value, pullback = ez.vjp(f, *args)
     value_c, pullback_c = ez.vjp(f, *copies)
-    _assert_close(value, value_c, rtol=0.0)
+    _assert_close(value, value_c, rtol=1e-15)
     ct = _like(value)
     _assert_close(pullback(ct), pullback_c(ct), rtol=1e-13)
     tangents = tuple(_like(a) for a in args)

@@ -1,47 +1,41 @@
-"""Array constructors and assembly: np.zeros/ones/empty/full (and `*_like`), np.arange,
-np.linspace, np.eye/np.identity, np.array/np.asarray, np.concatenate, np.stack, np.hstack,
-np.vstack, np.column_stack.
+"""Array constructors: np.zeros/ones/empty/full (and `*_like`), np.arange, np.linspace,
+np.eye/np.identity, np.array/np.asarray (the assembly functions are in `assembly`).
 
 Ranges, identity matrices and `full` are lazy (`lazy.Lazy` whose element is computed from the
 index), so `np.sum(x * np.arange(n))` is one loop with no buffer; zeros/ones/empty are buffers
 (stack when small and made outside loops, as the scalar front end always made them), since
-they are mostly written into. np.array of literals and every assembly are materialized into a
-fresh C-contiguous buffer, part by part.
+they are mostly written into. np.array of literals is materialized into a fresh C-contiguous
+buffer (of arrays: stacked, see `assembly.stack`).
 
 Invariants: extents and dtypes follow NumPy (arange's length is ceil((stop - start) / step),
 its elements `start + i * delta` with NumPy's delta; linspace computes NumPy's formula, its last
 element is `stop` exactly); a negative size is a recorded `ValueError`, a zero arange step a
-recorded `ZeroDivisionError`, mismatched extents in an assembly a recorded `ValueError`; the
-element type is fixed by the type rule and the emitter converts to it; np.array is always a
-copy; np.asarray of an array of the requested dtype is that array itself where the typer tracks
-the call as a view (`Typer.view_root`), else a lazy read of it (so a variable bound to it holds
-a copy, never a view the typer would take for fresh memory).
+recorded `ZeroDivisionError`; the element type is fixed by the type rule and the emitter
+converts to it; np.array is always a copy; np.asarray of an array of the requested dtype is
+that array itself where the typer tracks the call as a view (`Typer.view_root`), else a lazy
+read of it (so a variable bound to it holds a copy, never a view the typer would take for
+fresh memory).
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 from typing import Any
 
 import numpy as np
 
 from enzyme_py.frontend.arrays import lazy as L
-from enzyme_py.frontend.arrays import types as AT
-from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
-from enzyme_py.frontend.ftypes import (
-    BOOL,
-    F32,
-    F64,
-    I32,
-    I64,
-    Array,
-    FType,
-    Scalar,
-    Tuple,
-    scalar_of_dtype,
-    unify,
+from enzyme_py.frontend.arrays.assembly import stack
+from enzyme_py.frontend.arrays.call_args import (
+    arg_node,
+    arg_type,
+    arg_value,
+    check_positional,
+    dtype_of,
+    number,
 )
+from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
+from enzyme_py.frontend.ftypes import BOOL, F32, F64, I64, Array, FType, Scalar, Tuple, unify
 from enzyme_py.frontend.values import AVal, SVal, add_i64, const, convert, mul_i64
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value, const_float
@@ -49,90 +43,9 @@ from enzyme_py.rules.mathcalls import emit_math
 
 _ZERO = ConstantInt(T.I64, 0)
 _ONE = ConstantInt(T.I64, 1)
-_DTYPES: dict[object, Scalar] = {np.float64: F64, np.float32: F32, np.int64: I64,
-                                 np.int32: I32, np.bool_: BOOL, builtins.float: F64,
-                                 builtins.int: I64, builtins.bool: BOOL}
-_DTYPE_HINT = "float, int, bool, np.float64, np.float32, np.int64, np.int32, x.dtype"
 
 
-# --- arguments --------------------------------------------------------------------------------
-
-
-def _node(call: TypeCall | EmitCall, k: int, name: str) -> ast.expr | None:
-    """The argument at position `k` or given as `name=`, as a node."""
-    if k < len(call.arg_nodes):
-        if name in call.keywords:
-            raise _error(call, f"argument '{name}' given by position and by keyword")
-        return call.arg_nodes[k]
-    return call.keywords.get(name)
-
-
-def _value(call: EmitCall, k: int, name: str) -> Any:
-    """The compiled argument at position `k` or given as `name=` (None when absent)."""
-    if k < len(call.args):
-        return call.args[k]
-    e = call.keywords.get(name)
-    return None if e is None else call.c.expr(e)
-
-
-def _type(call: TypeCall, k: int, name: str) -> FType | None:
-    if k < len(call.args):
-        return call.args[k]
-    e = call.keywords.get(name)
-    return None if e is None else call.typeof(e)
-
-
-def _error(call: TypeCall | EmitCall, message: str, supported: str = "",
-           node: ast.AST | None = None) -> Exception:
-    src = call.typer.src if isinstance(call, TypeCall) else call.c.src
-    return src.error(node or call.node, message, supported)
-
-
-def _positional(call: TypeCall, most: int, name: str) -> None:
-    if len(call.arg_nodes) > most:
-        raise call.error(f"{name} takes at most {most} positional arguments",
-                         "dtype= and the other options as keywords")
-
-
-def _number(call: TypeCall, t: FType | None, what: str, node: ast.AST | None,
-            ints: bool = False) -> Scalar | None:
-    if t is None:
-        return None
-    if not isinstance(t, Scalar) or (ints and not t.is_int and t != BOOL):
-        need = "an integer" if ints else "a number"
-        raise call.error(f"{what} must be {need}, got {t}", node=node)
-    return t
-
-
-def _dtype(call: TypeCall, default: Scalar | None) -> Scalar | None:
-    """The `dtype=` keyword's element type, `default` without one; None: not typed yet."""
-    e = call.keywords.get("dtype")
-    if e is None or isinstance(e, ast.Constant) and e.value is None:
-        return default
-    if isinstance(e, ast.Attribute) and e.attr == "dtype" and isinstance(e.value, ast.Name) \
-            and _is_local(call, e.value.id):
-        t = call.typer.env.get(e.value.id)
-        if t is None:
-            return None  # assigned later in the function: the typer's fixpoint comes back
-        if not isinstance(t, Array):
-            raise call.error(f"{e.value.id}.dtype: {e.value.id} is {t}, not an array", node=e)
-        return t.elem
-    g: object = e.value if isinstance(e, ast.Constant) else call.typer.resolve_global(e)
-    try:
-        found = _DTYPES.get(g) if not isinstance(g, str | np.dtype) else \
-            scalar_of_dtype(np.dtype(g))
-    except TypeError:
-        found = None
-    if found is None:
-        raise call.error("unsupported dtype", _DTYPE_HINT, e)
-    return found
-
-
-def _is_local(call: TypeCall, name: str) -> bool:
-    fdef = call.typer.fdef
-    return name in call.typer.env or name in {a.arg for a in fdef.args.args} or any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-        for n in ast.walk(fdef))
+# --- arithmetic -------------------------------------------------------------------------------
 
 
 def _sub(b: Any, x: Value, y: Value) -> Value:
@@ -162,13 +75,13 @@ def _shape_rank(call: TypeCall, e: ast.expr | None, t: FType | None) -> int | No
     if isinstance(e, ast.Tuple | ast.List):
         items = [call.typeof(x) for x in e.elts]
         for x, it in zip(e.elts, items, strict=True):
-            _number(call, it, "an extent", x, ints=True)
+            number(call, it, "an extent", x, ints=True)
         return None if any(i is None for i in items) else len(items)
     if isinstance(t, Tuple):
         for it in t.items:
-            _number(call, it, "an extent", e, ints=True)
+            number(call, it, "an extent", e, ints=True)
         return len(t.items)
-    _number(call, t, "the shape", e, ints=True)
+    number(call, t, "the shape", e, ints=True)
     return None if t is None else 1
 
 
@@ -205,15 +118,15 @@ def _filled_type(kind: str) -> Any:
 
     def rule(call: TypeCall) -> FType | None:
         call.only("shape", "dtype", *(("fill_value",) if full else ()))
-        _positional(call, 2 if full else 1, f"np.{kind}")
-        shape = _node(call, 0, "shape")
-        ndim = _shape_rank(call, shape, _type(call, 0, "shape") if shape is not None and
+        check_positional(call, 2 if full else 1, f"np.{kind}")
+        shape = arg_node(call, 0, "shape")
+        ndim = _shape_rank(call, shape, arg_type(call, 0, "shape") if shape is not None and
                            not _is_shape_attr(shape) else None)
         default: Scalar | None = F64
         if full:
             fill = _fill_type(call, 1)
             default = None if fill is None else fill
-        elem = _dtype(call, default)
+        elem = dtype_of(call, default)
         if ndim is None or elem is None:
             return None
         return Array(elem, ndim)
@@ -222,14 +135,14 @@ def _filled_type(kind: str) -> Any:
 
 
 def _fill_type(call: TypeCall, k: int) -> Scalar | None:
-    node = _node(call, k, "fill_value")
+    node = arg_node(call, k, "fill_value")
     if node is None:
         raise call.error("np.full needs a fill value", "np.full(shape, value)")
-    t = _type(call, k, "fill_value")
+    t = arg_type(call, k, "fill_value")
     if isinstance(t, Array):
         raise call.error("np.full with an array as the fill value is not supported",
                          "np.zeros(shape) + row (broadcasting)", node)
-    return _number(call, t, "the fill value", node)
+    return number(call, t, "the fill value", node)
 
 
 def _filled(c: Any, t: Array, dims: list[Value], kind: str, fill: Any, node: ast.AST) -> Any:
@@ -242,10 +155,10 @@ def _filled(c: Any, t: Array, dims: list[Value], kind: str, fill: Any, node: ast
 def _filled_emitter(kind: str) -> Any:
     def emit(call: EmitCall) -> Any:
         assert isinstance(call.type, Array)
-        shape = _node(call, 0, "shape")
+        shape = arg_node(call, 0, "shape")
         assert shape is not None
         dims = _shape_dims(call, shape, call.args[0] if call.args else None)
-        fill = _value(call, 1, "fill_value") if kind == "full" else None
+        fill = arg_value(call, 1, "fill_value") if kind == "full" else None
         return _filled(call.c, call.type, dims, kind, fill, call.node)
 
     return emit
@@ -256,7 +169,7 @@ def _like_type(kind: str) -> Any:
 
     def rule(call: TypeCall) -> FType | None:
         call.only("dtype", *(("fill_value",) if full else ()))
-        _positional(call, 2 if full else 1, f"np.{kind}_like")
+        check_positional(call, 2 if full else 1, f"np.{kind}_like")
         t = call.args[0] if call.args else None
         if not call.args:
             raise call.error(f"np.{kind}_like needs an array")
@@ -265,7 +178,7 @@ def _like_type(kind: str) -> Any:
                              f"np.{kind}(shape) for a new array")
         if full and _fill_type(call, 1) is None:
             return None
-        elem = _dtype(call, t.elem if t is not None else None)
+        elem = dtype_of(call, t.elem if t is not None else None)
         return None if t is None or elem is None else Array(elem, t.ndim)
 
     return rule
@@ -274,7 +187,7 @@ def _like_type(kind: str) -> Any:
 def _like_emitter(kind: str) -> Any:
     def emit(call: EmitCall) -> Any:
         assert isinstance(call.type, Array)
-        fill = _value(call, 1, "fill_value") if kind == "full" else None
+        fill = arg_value(call, 1, "fill_value") if kind == "full" else None
         return _filled(call.c, call.type, list(call.args[0].dims), kind, fill, call.node)
 
     return emit
@@ -294,12 +207,12 @@ def _arange_type(call: TypeCall) -> FType | None:
     if not 1 <= len(call.args) <= 3:
         raise call.error("np.arange takes 1 to 3 numbers", "np.arange(stop), "
                          "np.arange(start, stop), np.arange(start, stop, step), dtype=")
-    types = [_number(call, t, "an np.arange bound", n) for t, n in
+    types = [number(call, t, "an np.arange bound", n) for t, n in
              zip(call.args, call.arg_nodes, strict=True)]
     if any(t is None for t in types):
         return None
     floats = any(t.is_float for t in types)  # type: ignore[union-attr]
-    elem = _dtype(call, F64 if floats else I64)
+    elem = dtype_of(call, F64 if floats else I64)
     if elem is None:
         return None
     if floats and not elem.is_float or elem == BOOL:
@@ -403,25 +316,25 @@ def _float_length(c: Any, start: Value, stop: Value, step: Value, node: ast.AST)
 
 def _linspace_type(call: TypeCall) -> FType | None:
     call.only("num", "endpoint", "dtype")
-    _positional(call, 4, "np.linspace")
-    ends = [_node(call, 0, "start"), _node(call, 1, "stop")]
+    check_positional(call, 4, "np.linspace")
+    ends = [arg_node(call, 0, "start"), arg_node(call, 1, "stop")]
     if ends[0] is None or ends[1] is None:
         raise call.error("np.linspace needs start and stop", "np.linspace(start, stop, num)")
-    types = [_type(call, k, n) for k, n in enumerate(("start", "stop"))]
+    types = [arg_type(call, k, n) for k, n in enumerate(("start", "stop"))]
     for t, e in zip(types, ends, strict=True):
         if isinstance(t, Array):
             raise call.error("np.linspace between arrays is not supported",
                              "scalar start and stop", e)
-        _number(call, t, "a np.linspace bound", e)
-    num = _node(call, 2, "num")
+        number(call, t, "a np.linspace bound", e)
+    num = arg_node(call, 2, "num")
     if num is not None:
-        _number(call, _type(call, 2, "num"), "num", num, ints=True)
-    endpoint = _node(call, 3, "endpoint")
+        number(call, arg_type(call, 2, "num"), "num", num, ints=True)
+    endpoint = arg_node(call, 3, "endpoint")
     if endpoint is not None:
         call.constant(endpoint)
     if any(t is None for t in types):
         return None
-    elem = _dtype(call, _linspace_work(types, ends))  # type: ignore[arg-type]
+    elem = dtype_of(call, _linspace_work(types, ends))  # type: ignore[arg-type]
     return None if elem is None else Array(elem, 1)
 
 
@@ -445,13 +358,13 @@ def _linspace(call: EmitCall) -> Any:
     b = c.b
     assert isinstance(call.type, Array)
     elem = call.type.elem
-    ends = [_node(call, 0, "start"), _node(call, 1, "stop")]
-    values = [_value(call, 0, "start"), _value(call, 1, "stop")]
+    ends = [arg_node(call, 0, "start"), arg_node(call, 1, "stop")]
+    values = [arg_value(call, 0, "start"), arg_value(call, 1, "stop")]
     work = _linspace_work([v.type for v in values], ends)
     start, stop = (convert(b, v, work).v for v in values)
-    num_v = _value(call, 2, "num")
+    num_v = arg_value(call, 2, "num")
     num = ConstantInt(T.I64, 50) if num_v is None else convert(b, num_v, I64).v
-    endpoint_e = _node(call, 3, "endpoint")
+    endpoint_e = arg_node(call, 3, "endpoint")
     endpoint = True if endpoint_e is None else bool(call.constant(endpoint_e))
     check_sizes(c, [num], call.node)
     div = _sub(b, num, _ONE) if endpoint else num
@@ -482,14 +395,14 @@ def _linspace(call: EmitCall) -> Any:
 
 def _eye_type(call: TypeCall) -> FType | None:
     call.only("M", "k", "dtype")
-    _positional(call, 3, "np.eye")
+    check_positional(call, 3, "np.eye")
     if not call.args:
         raise call.error("np.eye needs the number of rows", "np.eye(n), np.eye(n, m, k=1)")
     for k, name in enumerate(("N", "M", "k")):
-        e = _node(call, k, name)
+        e = arg_node(call, k, name)
         if e is not None and not (isinstance(e, ast.Constant) and e.value is None):
-            _number(call, _type(call, k, name), name, e, ints=True)
-    elem = _dtype(call, F64)
+            number(call, arg_type(call, k, name), name, e, ints=True)
+    elem = dtype_of(call, F64)
     return None if elem is None else Array(elem, 2)
 
 
@@ -497,8 +410,8 @@ def _identity_type(call: TypeCall) -> FType | None:
     call.only("dtype")
     if len(call.args) != 1:
         raise call.error("np.identity takes the number of rows", "np.identity(n)")
-    _number(call, call.args[0], "n", call.arg_nodes[0], ints=True)
-    elem = _dtype(call, F64)
+    number(call, call.args[0], "n", call.arg_nodes[0], ints=True)
+    elem = dtype_of(call, F64)
     return None if elem is None else Array(elem, 2)
 
 
@@ -518,10 +431,10 @@ def _eye(call: EmitCall) -> Any:
     assert isinstance(call.type, Array)
     b = call.c.b
     n = convert(b, call.args[0], I64).v
-    m_e = _node(call, 1, "M")
+    m_e = arg_node(call, 1, "M")
     none = m_e is None or isinstance(m_e, ast.Constant) and m_e.value is None
-    m = n if none else convert(b, _value(call, 1, "M"), I64).v
-    k_v = _value(call, 2, "k")
+    m = n if none else convert(b, arg_value(call, 1, "M"), I64).v
+    k_v = arg_value(call, 2, "k")
     k = _ZERO if k_v is None else convert(b, k_v, I64).v
     return _eye_lazy(call.c, call.type, n, m, k, call.node)
 
@@ -575,7 +488,7 @@ def _array_type(call: TypeCall) -> FType | None:
         raise call.error("0-d arrays (np.array of a number) are not supported",
                          "use the number itself, or np.array([x]) for one element")
     shape, elem, rank = _layout(call, t, call.arg_nodes[0])
-    given = _dtype(call, elem)
+    given = dtype_of(call, elem)
     return None if given is None else Array(given, len(shape) + rank)
 
 
@@ -584,7 +497,7 @@ def _literal_array(call: EmitCall, items: list[Any]) -> Any:
     assert isinstance(call.type, Array)
     t = call.type
     if items and L.is_array(items[0]):
-        return _stack(c, [L.as_lazy(c, v) for v in items], 0, t.elem, call.node)
+        return stack(c, [L.as_lazy(c, v) for v in items], 0, t.elem, call.node)
     shape: list[int] = []
     level: Any = items
     while isinstance(level, list):
@@ -640,188 +553,3 @@ def _asarray(call: EmitCall) -> Any:
         # lazily instead (fused where it is consumed, a copy where it is bound).
         return L.of_view(c, v)
     return v
-
-
-# --- assembly: concatenate, stack, hstack, vstack, column_stack --------------------------------
-
-
-def _parts_type(call: TypeCall, name: str) -> list[Array] | None:
-    if not call.args:
-        raise call.error(f"{name} needs a list or tuple of arrays", f"{name}([a, b])")
-    t = call.args[0]
-    if t is None:
-        return None
-    if not isinstance(t, Tuple):
-        raise call.error(f"{name} takes a list or tuple literal of arrays, got {t}",
-                         f"{name}([a, b]), {name}((a, b, c))", call.arg_nodes[0])
-    if not t.items:
-        raise call.error(f"{name} needs at least one array")
-    for k, it in enumerate(t.items):
-        if it is not None and not isinstance(it, Array):
-            e = call.arg_nodes[0]
-            elts = e.elts if isinstance(e, ast.List | ast.Tuple) else []
-            raise call.error(f"{name} joins arrays, item {k} is {it}",
-                             "np.array([...]) for numbers", elts[k] if elts else e)
-    return list(t.items)  # type: ignore[arg-type]
-
-
-def _parts(call: EmitCall) -> list[L.Lazy]:
-    """The arrays to join (a list of compiled items: see `registry.EmitCall`)."""
-    v = call.args[0]
-    if not isinstance(v, list):
-        raise call.c.src.error(call.arg_nodes[0], "a list or tuple of arrays is needed here",
-                               "a list or tuple literal: np.stack([a, b])")
-    return [L.as_lazy(call.c, x) for x in v]
-
-
-def _axis(call: TypeCall | EmitCall, ndim: int, default: int = 0) -> int:
-    e = _node(call, 1, "axis")
-    a = default if e is None else call.constant(e)
-    if a is None:
-        raise _error(call, "axis=None (joining flattened arrays) is not supported",
-                     "np.concatenate([a.ravel(), b.ravel()])", e)
-    if not isinstance(a, int) or isinstance(a, bool):
-        raise _error(call, "axis must be an integer constant", "axis=0, axis=-1", e)
-    if not -ndim <= a < ndim:
-        raise _error(call, f"axis {a} is out of bounds for an array of dimension {ndim}",
-                     node=e)
-    return a % ndim
-
-
-def _same_rank(call: TypeCall, parts: list[Array], name: str) -> int:
-    ranks = {p.ndim for p in parts}
-    if len(ranks) != 1:
-        raise call.error(f"{name}: all the input arrays must have the same number of "
-                         f"dimensions, got {sorted(ranks)}")
-    return ranks.pop()
-
-
-def _join_type(name: str, new_axis: bool) -> Any:
-    def rule(call: TypeCall) -> FType | None:
-        call.only("axis", "dtype")
-        _positional(call, 2, name)
-        parts = _parts_type(call, name)
-        if parts is None or any(p is None for p in parts):
-            return None
-        ndim = _same_rank(call, parts, name) + (1 if new_axis else 0)
-        _axis(call, ndim)
-        elem = _dtype(call, AT.promote(parts))  # type: ignore[arg-type]
-        return None if elem is None else Array(elem, ndim)
-
-    return rule
-
-
-def _check_extents(c: Any, dims: list[Value], first: list[Value], skip: int | None,
-                   node: ast.AST) -> None:
-    for k, (d, f) in enumerate(zip(dims, first, strict=True)):
-        if k != skip and not L.same_extent(d, f):
-            c.check(c.b.icmp("eq", d, f), node, "shape mismatch", d, f, k)
-
-
-def _at(c: Any, out: AVal, offset: Value) -> Value:
-    if isinstance(offset, ConstantInt) and offset.value == 0:
-        return out.ptr
-    return c.b.getelementptr(out.type.elem.ir, out.ptr, [offset])
-
-
-def concatenate(c: Any, parts: list[L.Lazy], axis: int, elem: Scalar, node: ast.AST) -> AVal:
-    """The parts joined along `axis` in a fresh buffer (other extents checked equal)."""
-    first = parts[0].dims
-    for z in parts[1:]:
-        _check_extents(c, z.dims, first, axis, node)
-    total: Value = _ZERO
-    for z in parts:
-        total = add_i64(c.b, total, z.dims[axis])
-    dims = [total if k == axis else d for k, d in enumerate(first)]
-    out = L.fresh(c, Array(elem, len(dims)), dims, node)
-    offset: Value = _ZERO
-    for z in parts:
-        sub = [z.dims[axis] if k == axis else d for k, d in enumerate(dims)]
-        ptr = _at(c, out, mul_i64(c.b, offset, out.strides[axis]))
-        L.store_elements(c, AVal(out.type, ptr, sub, list(out.strides), False, out.root,
-                                 None), z)
-        offset = add_i64(c.b, offset, z.dims[axis])
-    return out
-
-
-def _stack(c: Any, parts: list[L.Lazy], axis: int, elem: Scalar, node: ast.AST) -> AVal:
-    """The parts (of one shape, checked) stacked along a new axis `axis`."""
-    first = parts[0].dims
-    for z in parts[1:]:
-        _check_extents(c, z.dims, first, None, node)
-    dims = [*first[:axis], ConstantInt(T.I64, len(parts)), *first[axis:]]
-    out = L.fresh(c, Array(elem, len(dims)), dims, node)
-    strides = out.strides[:axis] + out.strides[axis + 1:]
-    for k, z in enumerate(parts):
-        ptr = _at(c, out, mul_i64(c.b, ConstantInt(T.I64, k), out.strides[axis]))
-        L.store_elements(c, AVal(Array(elem, len(first)), ptr, list(first), strides, False,
-                                 out.root, None), z)
-    return out
-
-
-@array_function(np.concatenate, type_rule=_join_type("np.concatenate", False), lists=True)
-def _concatenate(call: EmitCall) -> Any:
-    assert isinstance(call.type, Array)
-    c = call.c
-    return concatenate(c, _parts(call), _axis(call, call.type.ndim), call.type.elem,
-                       call.node)
-
-
-@array_function(np.stack, type_rule=_join_type("np.stack", True), lists=True)
-def _stack_call(call: EmitCall) -> Any:
-    assert isinstance(call.type, Array)
-    c = call.c
-    return _stack(c, _parts(call), _axis(call, call.type.ndim), call.type.elem, call.node)
-
-
-def _unit_axis(z: L.Lazy, at: int) -> L.Lazy:
-    """`z` with a new axis of extent 1 at position `at` (np.atleast_2d and friends)."""
-    dims = [*z.dims[:at], _ONE, *z.dims[at:]]
-    return L.Lazy(Array(z.type.elem, len(dims)), dims,
-                  lambda idx: z.element(idx[:at] + idx[at + 1:]), z.reads)
-
-
-# (name, rank of the result for parts of rank r, axis joined, where 1-D parts get a unit axis)
-_SHORTHANDS = {np.hstack: ("np.hstack", lambda r: r, lambda r: 0 if r == 1 else 1, None),
-               np.vstack: ("np.vstack", lambda r: max(r, 2), lambda r: 0, 0),
-               np.column_stack: ("np.column_stack", lambda r: 2, lambda r: 1, 1)}
-
-
-def _shorthand_type(fn: object) -> Any:
-    name, rank_of, _, _ = _SHORTHANDS[fn]
-
-    def rule(call: TypeCall) -> FType | None:
-        call.only("dtype")
-        _positional(call, 1, name)
-        parts = _parts_type(call, name)
-        if parts is None or any(p is None for p in parts):
-            return None
-        ranks = [max(p.ndim, 2) if fn is not np.hstack else p.ndim for p in parts]
-        if len(set(ranks)) != 1 or fn is np.column_stack and ranks[0] != 2:
-            raise call.error(f"{name} of arrays of ranks {[p.ndim for p in parts]} is not "
-                             "supported", "arrays of one rank (1-D or 2-D for "
-                             "np.column_stack)")
-        elem = _dtype(call, AT.promote(parts))  # type: ignore[arg-type]
-        return None if elem is None else Array(elem, rank_of(ranks[0]))
-
-    return rule
-
-
-def _shorthand_emitter(fn: object) -> Any:
-    _, _, axis_of, unit_at = _SHORTHANDS[fn]
-
-    def emit(call: EmitCall) -> Any:
-        assert isinstance(call.type, Array)
-        c = call.c
-        parts = _parts(call)
-        rank = parts[0].type.ndim
-        if unit_at is not None:
-            parts = [_unit_axis(z, unit_at) if z.type.ndim == 1 else z for z in parts]
-        return concatenate(c, parts, axis_of(rank), call.type.elem, call.node)
-
-    return emit
-
-
-for _short in _SHORTHANDS:
-    array_function(_short, type_rule=_shorthand_type(_short), lists=True)(
-        _shorthand_emitter(_short))

@@ -56,6 +56,14 @@ def lift(c: FunctionCompiler, args: list[Any], elem: Scalar,
             assert isinstance(a, SVal)
             parts.append(convert(c.b, a, want) if want is not None else a)
 
+    return _applied(c, parts, dims, elem, rule, operand_types, reads)
+
+
+def _applied(c: FunctionCompiler, parts: list[Any], dims: list[Value], elem: Scalar,
+             rule: Callable[[list[SVal]], SVal], operand_types: list[Scalar | None] | None,
+             reads: list) -> Lazy:
+    """The Lazy applying `rule` to `parts` (lazies already of shape `dims`, and numbers)."""
+
     def element(idx: list[Value]) -> Value:
         vals = []
         for k, p in enumerate(parts):
@@ -67,7 +75,19 @@ def lift(c: FunctionCompiler, args: list[Any], elem: Scalar,
                 vals.append(p)
         return convert(c.b, rule(vals), elem).v
 
-    return Lazy(Array(elem, len(dims)), dims, element, reads)
+    def rebroadcast(new_dims: list[Value]) -> Lazy:  # push the broadcast to the leaves
+        moved = [broadcast_to(c, p, new_dims) if isinstance(p, Lazy) else p for p in parts]
+        return _applied(c, moved, list(new_dims), elem, rule, operand_types, reads)
+
+    out = Lazy(Array(elem, len(dims)), dims, element, reads, rebroadcast=rebroadcast)
+    assume = tuple(a for p in parts if isinstance(p, Lazy) and p.fast is not None
+                   for a in p.assume)
+    if assume:  # the fast form: every operand in its fast form
+        fast_parts = [p.fast if isinstance(p, Lazy) and p.fast is not None else p
+                      for p in parts]
+        out.fast = _applied(c, fast_parts, dims, elem, rule, operand_types, reads)
+        out.assume = assume
+    return out
 
 
 def binop(c: FunctionCompiler, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Lazy:

@@ -42,6 +42,9 @@ class Heap:
         self.c = c
         self.levels: list[list[Value]] = []  # temporaries of the statements being compiled
         self.slots: list[Value] = []  # allocas holding a buffer the exit must free
+        # values computed in the statements being compiled, to reuse while they dominate
+        # (the same slice of the same extent gives the same extent value: see `views`)
+        self.memos: list[dict] = []
 
     # --- allocation ---------------------------------------------------------------------------
 
@@ -71,12 +74,24 @@ class Heap:
 
     def begin_statement(self) -> None:
         self.levels.append([])
+        self.memos.append({})
 
     def end_statement(self) -> None:
+        self.memos.pop()
         temps = self.levels.pop()
         if temps and not self.c.terminated():
             for p in temps:
                 self._free(self.c.b, p)
+
+    def remembered(self, key: object) -> object:
+        for memo in reversed(self.memos):
+            if key in memo:
+                return memo[key]
+        return None
+
+    def remember(self, key: object, value: object) -> None:
+        if self.memos:
+            self.memos[-1][key] = value
 
     def claim(self, base: Value) -> bool:
         """Take `base` off the temporaries (a variable now owns it); False if it was not one."""

@@ -42,6 +42,13 @@ class Lazy:
     # a boolean-mask selection (see `masks`): idx -> i1, whether element idx is selected;
     # only reductions and element-wise operations with numbers read a masked Lazy as such
     mask: Callable[[list[Value]], Value] | None = None
+    # the same expression read at a larger (checked) broadcast shape, broadcasting its
+    # leaves: views get stride 0 on stretched axes (see `broadcast_to`)
+    rebroadcast: Callable[[list[Value]], Lazy] | None = None
+    # the same expression when no extent known only at run time is stretched (all the
+    # conditions in `assume` hold): plain strides, which vectorize; see `versioned`
+    fast: Lazy | None = None
+    assume: tuple[Value, ...] = ()
 
 
 ArrayValue = Union[AVal, Lazy]  # noqa: UP007 - a runtime alias
@@ -76,7 +83,74 @@ def of_view(c: FunctionCompiler, v: AVal) -> Lazy:
     def element(idx: list[Value]) -> Value:
         return c.b.load(v.type.elem.ir, element_address(c, v, idx))
 
-    return Lazy(v.type.value, list(v.dims), element, [v])
+    return Lazy(v.type.value, list(v.dims), element, [v],
+                rebroadcast=lambda dims: _broadcast_leaf(c, v, dims))
+
+
+def _broadcast_leaf(c: FunctionCompiler, v: AVal, dims: list[Value]) -> Lazy:
+    general, fast, assume = broadcast_view(c, v, dims)
+    out = of_view(c, general)
+    out.rebroadcast = lambda more: _broadcast_leaf(c, v, more)  # from the original view
+    if assume:
+        out.fast, out.assume = of_view(c, fast), tuple(assume)
+    return out
+
+
+def broadcast_view(c: FunctionCompiler, v: AVal, dims: list[Value]
+                   ) -> tuple[AVal, AVal, list[Value]]:
+    """`v` as a view of the (checked) broadcast shape `dims`: a stretched axis has stride 0.
+
+    An axis whose extent is known only at run time may or may not stretch: its stride is
+    `select(d == 1, 0, s)` in the general view, and the fast view keeps `s` under the
+    assumption `d == out` (returned), so the consumer can run a loop with plain strides
+    when nothing stretches (`versioned`)."""
+    b = c.b
+    off = len(dims) - len(v.dims)
+    zero = ConstantInt(T.I64, 0)
+    strides: list[Value] = [zero] * off
+    plain: list[Value] = [zero] * off
+    assume: list[Value] = []
+    for d, s, out in zip(v.dims, v.strides, dims[off:], strict=True):
+        if same_extent(d, out):
+            strides.append(s)
+            plain.append(s)
+        elif _is_one(d):
+            strides.append(zero)
+            plain.append(zero)
+        else:
+            strides.append(b.select(b.icmp("eq", d, ConstantInt(T.I64, 1)), zero, s))
+            plain.append(s)
+            assume.append(b.icmp("eq", d, out))
+    t = Array(v.type.elem, len(dims))
+    return (AVal(t, v.ptr, list(dims), strides, False, v.root),
+            AVal(t, v.ptr, list(dims), plain, False, v.root), assume)
+
+
+def versioned(c: FunctionCompiler, v: Lazy, emit: Callable[[Lazy], None]) -> None:
+    """`emit(v)` (code reading v's elements), twice when v has a fast form: with plain
+    strides when nothing stretches at run time, else the general form."""
+    if v.fast is None or not v.assume:
+        emit(v)
+        return
+    b = c.b
+    test: Value = ConstantInt(T.I1, 1)
+    for cond in v.assume:
+        test = b.binop("and", test, cond)
+    fast, general, done = (c.new_block("bcast.none"), c.new_block("bcast.some"),
+                           c.new_block("bcast.end"))
+    b.condbr(test, fast, general)
+    for blk, form in ((fast, v.fast), (general, v)):
+        b.position_at_end(blk)
+        emit(form)
+        b.br(done)
+    b.position_at_end(done)
+
+
+def with_fast(out: Lazy, v: Lazy, make: Callable[[Lazy], Lazy]) -> Lazy:
+    """`out` (made from `v` by `make`) with the fast form made the same way from v's."""
+    if v.fast is not None and v.assume:
+        out.fast, out.assume = make(v.fast), v.assume
+    return out
 
 
 def as_lazy(c: FunctionCompiler, v: ArrayValue, node: ast.AST | None = None) -> Lazy:
@@ -96,7 +170,8 @@ def converted(c: FunctionCompiler, v: Lazy, elem: Scalar) -> Lazy:
     def element(idx: list[Value]) -> Value:
         return convert(c.b, SVal(v.type.elem, v.element(idx)), elem).v
 
-    return Lazy(Array(elem, v.type.ndim), v.dims, element, v.reads)
+    return with_fast(Lazy(Array(elem, v.type.ndim), v.dims, element, v.reads), v,
+                     lambda f: converted(c, f, elem))
 
 
 # --- broadcasting ---------------------------------------------------------------------------
@@ -133,6 +208,8 @@ def broadcast_to(c: FunctionCompiler, v: Lazy, dims: list[Value]) -> Lazy:
     assert off >= 0
     if off == 0 and all(same_extent(a, d) for a, d in zip(v.dims, dims, strict=True)):
         return v
+    if v.rebroadcast is not None and v.mask is None:
+        return v.rebroadcast(dims)
     b = c.b
     scale: list[Value | None] = []  # per axis of v: None (index as is), 0, or (d != 1)
     for d, out in zip(v.dims, dims[off:], strict=True):
@@ -149,7 +226,14 @@ def broadcast_to(c: FunctionCompiler, v: Lazy, dims: list[Value]) -> Lazy:
             inner.append(i if s is None else mul_i64(c.b, i, s))
         return v.element(inner)
 
-    return Lazy(Array(v.type.elem, len(dims)), list(dims), element, v.reads)
+    out = Lazy(Array(v.type.elem, len(dims)), list(dims), element, v.reads)
+    assume = [b.icmp("eq", d, o) for d, o, s in zip(v.dims, dims[off:], scale, strict=True)
+              if s is not None and not isinstance(s, ConstantInt)]
+    if assume and v.mask is None:  # nothing stretches: read v at the index as it is
+        base = v.fast or v
+        out.fast = Lazy(out.type, list(dims), lambda idx: base.element(idx[off:]), v.reads)
+        out.assume = (*v.assume, *assume)
+    return out
 
 
 def scalar_lazy(c: FunctionCompiler, s: SVal, dims: list[Value]) -> Lazy:
@@ -176,11 +260,14 @@ def store_elements(c: FunctionCompiler, dest: AVal, v: Lazy) -> None:
     """dest[...] = v, element by element (no overlap check: see `writes`)."""
     elem = dest.type.elem
 
-    def body(idx: list[Value]) -> None:
-        x = convert(c.b, SVal(v.type.elem, v.element(idx)), elem).v
-        c.b.store(x, element_address(c, dest, idx))
+    def emit(form: Lazy) -> None:
+        def body(idx: list[Value]) -> None:
+            x = convert(c.b, SVal(form.type.elem, form.element(idx)), elem).v
+            c.b.store(x, element_address(c, dest, idx))
 
-    loops.nest(c, list(dest.dims), body)
+        loops.nest(c, list(dest.dims), body)
+
+    versioned(c, v, emit)
 
 
 def materialize(c: FunctionCompiler, v: ArrayValue, node: ast.AST) -> AVal:

@@ -124,6 +124,7 @@ def constant_value(typer: Typer, e: ast.expr) -> Any:
 def load_all() -> None:
     """Import the modules that register entries (once; imports are idempotent)."""
     from enzyme_py.frontend.arrays import (  # noqa: F401
+        assembly,
         constructors,
         contractions,
         functions,

@@ -64,7 +64,34 @@ def checked_index(c: FunctionCompiler, ie: ast.expr, dim: Value, axis: int,
 
 
 def _slice(c: FunctionCompiler, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]:
-    """(start, extent, step) of `s` over an axis of extent `dim` (Python's slice.indices)."""
+    """(start, extent, step) of `s` over an axis of extent `dim` (Python's slice.indices).
+
+    Slices with constant bounds of the same extent value give the same values within a
+    statement, so `u[:-2] + u[2:]` has operands of one extent, known equal at compile time
+    (no broadcast check, no stride select)."""
+    key = None
+    parts = (s.lower, s.upper, s.step)
+    if all(p is None or _constant_int(p) is not None for p in parts):
+        key = ("slice", id(dim), *(None if p is None else _constant_int(p) for p in parts))
+        got = c.heap.remembered(key)
+        if got is not None:
+            return got  # type: ignore[return-value]
+    out = _slice_values(c, s, dim)
+    if key is not None:
+        c.heap.remember(key, out)
+    return out
+
+
+def _constant_int(e: ast.expr) -> int | None:
+    if isinstance(e, ast.Constant) and type(e.value) is int:
+        return e.value
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        v = _constant_int(e.operand)
+        return None if v is None else -v
+    return None
+
+
+def _slice_values(c: FunctionCompiler, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]:
     b = c.b
     step: Value = _ONE if s.step is None else c.int_value(s.step)
     if not isinstance(step, ConstantInt):

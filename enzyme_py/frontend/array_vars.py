@@ -1,0 +1,121 @@
+"""Array variables of the statement compiler (a mixin of the function compiler): their allocas,
+binding a value to them and reading them back as views.
+
+An array variable is a set of entry-block allocas: its data pointer, one extent and one stride
+(in elements) per dimension, and an owner slot for the buffer it owns (see `arrays.heap`).
+
+Invariants: a parameter never rebound and a variable another array variable may view (the
+typer's `shared`) have no owner slot: their buffers are kept until the function's exit (and a
+shared variable cannot take a new buffer inside a loop); binding a lazy computes it into a
+fresh buffer the variable then owns, and rebinding a variable releases the buffer it owned
+unless the new view reads it; a variable is bound to a view of another variable's memory only
+where the alias analysis knows of it (else an internal error, never a dangling view); reading
+a variable gives a view whose root tells `arrays.writes` what memory it may overlap.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from enzyme_py.frontend.arrays import lazy as L
+from enzyme_py.frontend.ftypes import Array
+from enzyme_py.frontend.values import AVal
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.values import Value
+
+if TYPE_CHECKING:
+    from enzyme_py.frontend.arrays.heap import Heap
+    from enzyme_py.frontend.errors import SourceInfo
+    from enzyme_py.frontend.typing import Typer
+
+
+@dataclass
+class ArrayVar:
+    """The allocas of an array variable: its view, and the buffer it owns (None: shared)."""
+
+    type: Array
+    ptr: Value
+    dims: list[Value]
+    strides: list[Value]
+    owner: Value | None
+
+
+class ArrayVariables:
+    """Making, binding and reading array variables; the function compiler provides the rest."""
+
+    b: Builder
+    alloca_at: Builder
+    typer: Typer
+    src: SourceInfo
+    fdef: ast.FunctionDef
+    heap: Heap
+    loops: list
+
+    def _make_array_var(self, name: str, t: Array) -> ArrayVar:
+        a = self.alloca_at
+        ptr = a.alloca(T.PTR, name=name)
+        dims = [a.alloca(T.I64, name=f"{name}.shape{k}") for k in range(t.ndim)]
+        strides = [a.alloca(T.I64, name=f"{name}.stride{k}") for k in range(t.ndim)]
+        # a parameter never rebound owns nothing; a shared variable keeps slots per binding
+        owner = None if name in self.typer.shared or name in self.typer.fixed_params \
+            else self.heap.new_slot(f"{name}.owner")
+        return ArrayVar(t.value, ptr, dims, strides, owner)
+
+    def _bind_array(self, name: str, var: ArrayVar, val: object, node: ast.AST | None,
+                    initial: bool = False) -> None:
+        """`name = val` for an array variable: views bind as they are, lazies are computed
+        into a buffer the variable then owns (see `arrays.heap`)."""
+        if not L.is_array(val):
+            raise self.src.error(node, f"'{name}' is {var.type}, cannot assign a number")
+        assert isinstance(val, AVal | L.Lazy)
+        if not var.type.same_values(val.type):
+            raise self.src.error(node, f"'{name}' is {var.type}, cannot assign {val.type}")
+        view = L.materialize(self, val, node or self.fdef)
+        root = view.root
+        if not initial and view.base is None and isinstance(root, tuple) and \
+                root[0] == "temp" and self.heap.claim(root[1]):
+            view.base = root[1]  # a view of this statement's temporary: the variable keeps it
+        elif not initial and view.base is None and isinstance(root, tuple) and \
+                root[0] in ("var", "own") and root[1] != name and \
+                root[1] not in self.typer.shared:
+            raise self.src.error(node, f"internal error: '{name}' is bound to a view of "
+                                 f"'{root[1]}', which the alias analysis missed")
+        if initial:
+            own = False
+        else:
+            own = view.base is not None and self.heap.claim(view.base)
+        if initial:
+            pass
+        elif var.owner is not None:
+            if own:
+                self.heap.rebind(var.owner, view.base)
+            elif view.root not in (("var", name), ("own", name)):  # other memory: old one goes
+                self.heap.rebind(var.owner, None)
+        elif own:  # a shared variable keeps every buffer bound to it until the exit
+            if self.loops:
+                raise self.src.error(node, f"'{name}' is also reached through another "
+                                     "array variable (an alias or a view), so an array made "
+                                     "inside a loop cannot be bound to it",
+                                     f"update it in place ({name}[...] = ...) or bind the "
+                                     "new array to a name that no other array aliases")
+            slot = self.heap.new_slot(f"{name}.buffer")
+            self.b.store(view.base, slot)  # type: ignore[arg-type]
+        self.b.store(view.ptr, var.ptr)
+        for d, slot in zip(view.dims, var.dims, strict=True):
+            self.b.store(d, slot)
+        for s_, slot in zip(view.strides, var.strides, strict=True):
+            self.b.store(s_, slot)
+
+    def _load_array(self, name: str, var: ArrayVar) -> AVal:
+        b = self.b
+        # what the view reads, for `writes`: only temporaries and the parameters of a
+        # noalias build are told apart; a variable's views may overlap any other memory
+        root = ("param", name) if name in self.typer.fixed_params else \
+            ("own", name) if name in self.typer.owning_vars else ("var", name)
+        return AVal(var.type, b.load(T.PTR, var.ptr, name=name),
+                    [b.load(T.I64, d) for d in var.dims],
+                    [b.load(T.I64, s) for s in var.strides],
+                    name in self.typer.contiguous_vars, root)

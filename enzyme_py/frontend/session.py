@@ -1,0 +1,187 @@
+"""The compile session: which Python function is compiled for which argument signature, into
+one module.
+
+A session compiles one entry function for one argument signature, plus every Python function
+it calls, each specialized on its own argument types (see `compiler.FunctionCompiler` for the
+code of one specialization and its calling convention).
+
+Invariants: a (function, argument types) pair is compiled at most once per session (`compiled`);
+a call of a specialization still being compiled (recursion) gets its `Function` from
+`in_progress`; return types are inferred on their own (`return_type_of`, cached), and a
+recursive inference of a signature already being inferred gives None, so the other returns
+type it; error sites are numbered from 1 in the order their checks are emitted, and the error
+record's global has a name unique in the process.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+
+from enzyme_py.custom import CustomRule
+from enzyme_py.frontend.errors import FrontendError, SourceInfo
+from enzyme_py.frontend.ftypes import FType
+from enzyme_py.frontend.local_functions import LocalFunction
+from enzyme_py.frontend.typing import Typer
+from enzyme_py.ir import types as T
+from enzyme_py.ir.module import Function, GlobalVariable, Module
+from enzyme_py.ir.values import zero
+
+ERROR_GLOBAL = "enzyme_py.error"
+_SESSIONS = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class ErrorSite:
+    filename: str
+    line: int
+    source: str
+    what: str  # "index" / "range step" ...
+    axis: int
+
+
+@dataclass
+class Compiled:
+    """One compiled specialization and how to call it."""
+
+    function: Function
+    arg_types: tuple[FType, ...]
+    return_type: FType
+    param_names: list[str]
+
+
+@dataclass
+class CompileSession:
+    module: Module
+    bounds_check: bool = True
+    noalias: bool = True  # array arguments are promised not to overlap (see `arrays.writes`)
+    compiled: dict[tuple[object, tuple[FType, ...]], Compiled] = field(default_factory=dict)
+    in_progress: dict[tuple[object, tuple[FType, ...]], Function] = field(default_factory=dict)
+    return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
+    sites: list[ErrorSite] = field(default_factory=list)
+    _inferring: set = field(default_factory=set)
+    kept_calls: set[Function] = field(default_factory=set)  # functions with a custom rule
+    _serial: int = 0
+
+    @property
+    def error_name(self) -> str:
+        """A name unique in the process: every JIT-compiled session has its own record."""
+        if self._serial == 0:
+            self._serial = next(_SESSIONS)
+        return f"{ERROR_GLOBAL}.{self._serial}"
+
+    def error_global(self) -> GlobalVariable:
+        """`[site, index, extent]` of the first failed check; external so the optimizer keeps
+        the stores (the Python caller reads it)."""
+        g = self.module.symbols.get(self.error_name)
+        if isinstance(g, GlobalVariable):
+            return g
+        t = T.ArrayType(3, T.I64)
+        gv = GlobalVariable(self.error_name, t, zero(t))  # type: ignore[arg-type]
+        gv.suffix = ["align 8"]
+        return self.module.add_global(gv)
+
+    def add_site(self, site: ErrorSite) -> int:
+        self.sites.append(site)
+        return len(self.sites)
+
+    def return_type_of(self, pyfunc: object, arg_types: tuple[FType, ...]) -> FType | None:
+        key = (pyfunc, arg_types)
+        got = self.return_types.get(key)
+        if got is not None:
+            return got
+        if key in self._inferring:
+            return None  # recursive call: typed by the other returns
+        self._inferring.add(key)
+        try:
+            typer = _typer_for(pyfunc, arg_types, self)
+            typer.infer()
+        finally:
+            self._inferring.discard(key)
+        assert typer.return_type is not None
+        self.return_types[key] = typer.return_type
+        return typer.return_type
+
+    def function_for(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Function:
+        key = (pyfunc, arg_types)
+        got = self.compiled.get(key)
+        if got is not None:
+            return got.function
+        fn = self.in_progress.get(key)
+        if fn is not None:
+            return fn
+        return self.compile(pyfunc, arg_types).function
+
+    def compile(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Compiled:
+        key = (pyfunc, arg_types)
+        got = self.compiled.get(key)
+        if got is not None:
+            return got
+        if isinstance(pyfunc, CustomRule):
+            from enzyme_py.frontend.custom_ir import compile_custom
+
+            result = compile_custom(self, pyfunc, arg_types)
+            self.compiled[key] = result
+            return result
+        from enzyme_py.frontend.compiler import FunctionCompiler
+
+        comp = FunctionCompiler(self, pyfunc, arg_types)
+        result = comp.compile()
+        self.compiled[key] = result
+        return result
+
+
+def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
+    name = getattr(pyfunc, "__name__", "?")
+    try:
+        lines, first = inspect.getsourcelines(pyfunc)  # type: ignore[arg-type]
+        filename = inspect.getsourcefile(pyfunc) or "<unknown>"  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        raise FrontendError(f"cannot read the source of {name}() (functions typed at the "
+                            "interactive prompt or made by exec have none)") from None
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    tree = ast.parse(text)
+    fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if fdef is None:
+        raise FrontendError(f"{name} is not a plain 'def' function (lambdas and other "
+                            "callables are not supported)", filename=filename, line=first,
+                            col=1)
+    src = SourceInfo(filename, text.splitlines(), first, indent)
+    # Decorators were applied already; the body is what we compile.
+    fdef.decorator_list = []
+    return fdef, src
+
+
+def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
+    if isinstance(pyfunc, LocalFunction):
+        fdef = pyfunc.with_captures()
+        params = _param_names(fdef, pyfunc.src, len(arg_types))
+        return Typer(fdef, dict(zip(params, arg_types, strict=True)), pyfunc.globals,
+                     pyfunc.src, session.return_type_of, pyfunc, pyfunc.siblings)
+    if isinstance(pyfunc, CustomRule):
+        pyfunc = pyfunc.fun
+    fdef, src = _parse_function(pyfunc)
+    params = _param_names(fdef, src, len(arg_types))
+    globals_ = dict(getattr(pyfunc, "__globals__", {}))
+    closure = getattr(pyfunc, "__closure__", None)
+    if closure:
+        for name, cell in zip(pyfunc.__code__.co_freevars, closure, strict=True):  # type: ignore
+            globals_[name] = cell.cell_contents
+    return Typer(fdef, dict(zip(params, arg_types, strict=True)), globals_, src,
+                 session.return_type_of, pyfunc)
+
+
+def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str]:
+    a = fdef.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise src.error(fdef, "*args, **kwargs, keyword-only and positional-only parameters "
+                        "are not supported", "plain positional parameters")
+    names = [p.arg for p in a.args]  # defaults are bound by the caller (`arguments`)
+    if len(names) != count:
+        raise src.error(fdef, f"{fdef.name}() takes {len(names)} arguments, {count} given")
+    return names
