@@ -4,7 +4,9 @@ Arrays the front end creates live on the heap (`malloc`), so that any size works
 create them. Ownership is decided at compile time:
 
 - A buffer made while evaluating a statement is a *temporary* of that statement, freed when
-  the statement ends, unless a variable claims it.
+  the statement ends, unless a variable claims it. Inside a loop, the statement keeps its
+  block for the next iteration instead (made anew only when it must grow), so a loop of
+  `u[1:-1] = f(u)` steps allocates once.
 - A variable that is never an alias of another array variable (`Typer.shared` says which
   are) *owns* the buffer bound to it: rebinding it frees the old buffer after the new value
   is computed, and the function's exit frees the last one.
@@ -45,6 +47,8 @@ class Heap:
         # values computed in the statements being compiled, to reuse while they dominate
         # (the same slice of the same extent gives the same extent value: see `views`)
         self.memos: list[dict] = []
+        # temporaries kept by their allocation site between loop iterations (see `_reused`)
+        self.reused: dict[Value, tuple[Value, Value]] = {}
 
     # --- allocation ---------------------------------------------------------------------------
 
@@ -59,6 +63,16 @@ class Heap:
         nbytes = count.value * size if isinstance(count, ConstantInt) else None
         total: Value = ConstantInt(T.I64, nbytes) if nbytes is not None else \
             b.mul(count, ConstantInt(T.I64, size), flags=("nuw", "nsw"))
+        if c.loops and self.levels:
+            return self._reused(total, nbytes, node)
+        ptr = self._malloc(total, nbytes, node)
+        if self.levels:
+            self.levels[-1].append(ptr)
+        return ptr
+
+    def _malloc(self, total: Value, nbytes: int | None, node: ast.AST) -> Value:
+        c = self.c
+        b = c.b
         malloc = c.fn.parent.declare_function("malloc", T.FunctionType(T.PTR, (T.I64,)))
         ptr = b.call(malloc, [total], name="buf")
         if nbytes != 0:
@@ -66,8 +80,31 @@ class Heap:
             if nbytes is None:
                 ok = b.binop("or", ok, b.icmp("eq", total, ConstantInt(T.I64, 0)))
             c.check(ok, node, "allocation", total, ConstantInt(T.I64, 0), 0)
-        if self.levels:
-            self.levels[-1].append(ptr)
+        return ptr
+
+    def _reused(self, total: Value, nbytes: int | None, node: ast.AST) -> Value:
+        """A temporary made inside a loop: the statement's block of the previous iteration
+        when it is large enough (it was dead at that statement's end), else a new one; the
+        exit frees the last one, and a variable that claims it takes it from the site."""
+        c = self.c
+        b = c.b
+        slot = self.new_slot("buf.site")
+        cap = c.alloca_at.alloca(T.I64, name="buf.bytes")
+        c.alloca_at.store(ConstantInt(T.I64, 0), cap)
+        grow, done = c.new_block("buf.grow"), c.new_block("buf.ready")
+        b.condbr(b.icmp("ugt", total, b.load(T.I64, cap)), grow, done)
+        b.position_at_end(grow)
+        self._free(b, b.load(T.PTR, slot))
+        b.store(NULL, slot)
+        b.store(ConstantInt(T.I64, 0), cap)
+        fresh = self._malloc(total, nbytes, node)
+        b.store(fresh, slot)
+        b.store(total, cap)
+        b.br(done)
+        b.position_at_end(done)
+        ptr = b.load(T.PTR, slot, name="buf")
+        self.reused[ptr] = (slot, cap)
+        self.levels[-1].append(ptr)
         return ptr
 
     # --- statements ---------------------------------------------------------------------------
@@ -81,7 +118,8 @@ class Heap:
         temps = self.levels.pop()
         if temps and not self.c.terminated():
             for p in temps:
-                self._free(self.c.b, p)
+                if p not in self.reused:  # a reused block waits for the next iteration
+                    self._free(self.c.b, p)
 
     def remembered(self, key: object) -> object:
         for memo in reversed(self.memos):
@@ -98,6 +136,10 @@ class Heap:
         for level in self.levels:
             if base in level:
                 level.remove(base)
+                site = self.reused.pop(base, None)
+                if site is not None:  # the site makes a new block next time
+                    self.c.b.store(NULL, site[0])
+                    self.c.b.store(ConstantInt(T.I64, 0), site[1])
                 return True
         return False
 
@@ -105,7 +147,8 @@ class Heap:
         """On an error path: free what the statements being compiled allocated so far."""
         for level in self.levels:
             for p in level:
-                self._free(b, p)
+                if p not in self.reused:  # the exit frees those
+                    self._free(b, p)
 
     # --- slots freed at exit ------------------------------------------------------------------
 
