@@ -1,6 +1,7 @@
 """`enzyme-py demo` / `make demo`: the tool end to end on bundled examples.
 
-1. Python: `grad` of a least-squares loss, checked against JAX, then used to fit a model.
+1. Python: `grad` of a NumPy-style least-squares loss, checked against its loop form and JAX,
+   then used to fit a model.
 2. C: Enzyme's C ABI (`__enzyme_autodiff`) through `enzyme-py transform` and clang-22.
 3. The stages of the pipeline for a small `.ll` file (`enzyme-py opt` with the stage dump).
 
@@ -40,12 +41,16 @@ def python_part(say) -> bool:
     t, y, truth = fit.make_data()
     params = np.array([1.0, 1.0, 0.0])
     say("== 1. Python: enzyme_py.grad of a least-squares loss ==")
-    say("   model a*exp(-b t) + c, 200 noisy samples; loss(params, t, y) is plain Python "
-        "(examples/fit.py)")
+    say("   model a*exp(-b t) + c, 200 noisy samples; loss(params, t, y) is NumPy-style "
+        "Python, np.mean((a*np.exp(-b*t) + c - y)**2) (examples/fit.py)")
     grad = ez.grad(fit.loss)
     g = grad(params, t, y)
     say(f"   grad(loss)(params={params.tolist()}) = {np.array2string(g, precision=10)}")
-    ok = True
+    g_loop = ez.grad(fit.loss_loop)(params, t, y)
+    same = bool(np.allclose(g, g_loop, rtol=1e-12, atol=1e-14))
+    say(f"   the same loss written as a loop:  {np.array2string(g_loop, precision=10)} -> "
+        f"{'PASS' if same else 'FAIL'}")
+    ok = same
     try:
         import jax
         import jax.numpy as jnp
@@ -58,7 +63,7 @@ def python_part(say) -> bool:
         ref = np.asarray(jax.grad(jax_loss)(jnp.asarray(params), jnp.asarray(t),
                                             jnp.asarray(y)))
         err = float(np.max(np.abs(g - ref) / np.maximum(1.0, np.abs(ref))))
-        ok = err < 1e-10
+        ok = ok and err < 1e-10
         say(f"   jax.grad of the same loss:      {np.array2string(ref, precision=10)}")
         say(f"   JAX check: max relative difference {err:.1e} -> "
             f"{'PASS' if ok else 'FAIL'}")
