@@ -7,7 +7,7 @@ Python function it calls). See `compiler` for the calling convention.
 from __future__ import annotations
 
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite
+from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite, specialize
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple, type_of_value
 from enzyme_py.ir import GlobalVariable, Module, verify
@@ -26,8 +26,8 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
     """Compile `pyfunc` for `arg_types` into a fresh module (verified). With `noalias`, the
     caller promises that no two array arguments overlap."""
     name = getattr(pyfunc, "__name__", "f")
-    session = CompileSession(Module(f"enzyme_py:{name}"), bounds_check=bounds_check,
-                             noalias=noalias)
+    session = CompileSession(Module(f"enzyme_py:{name}"), specialize,
+                             bounds_check=bounds_check, noalias=noalias)
     compiled = session.compile(pyfunc, arg_types)
     if isinstance(pyfunc, CustomRule):  # the rule applies to calls: call it from an entry
         compiled = _entry_calling(session, name, compiled)

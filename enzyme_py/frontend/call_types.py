@@ -61,25 +61,24 @@ class CallTyper:
 
     def _array_entry(self, e: ast.Call) -> tuple[object, ast.expr | None]:
         """The registered NumPy function (or array method) `e` calls, and its receiver."""
-        from enzyme_py.frontend.arrays import registry
+        from enzyme_py.frontend.arrays import catalog  # imports the entry modules once
 
-        registry.load_all()
         f = e.func
         if isinstance(f, ast.Attribute) and not self._is_global_ref(f.value):
             t = self.expr_type(f.value, lenient=True)
             if t is None and isinstance(f.value, ast.Name) and f.value.id not in self.env:
                 return None, None
             if isinstance(t, Array) or t is None:
-                entry = registry.METHODS.get(f.attr)
+                entry = catalog.METHODS.get(f.attr)
                 if entry is None and isinstance(t, Array):
                     raise self.src.error(f, f"the array method .{f.attr}() is not supported",
                                          ", ".join(f".{m}()" for m in
-                                                   sorted(registry.METHODS)))
+                                                   sorted(catalog.METHODS)))
                 return entry, f.value
             return None, None
         fn = self.resolve_global(f)
         try:
-            return registry.FUNCTIONS.get(fn), None  # type: ignore[arg-type]
+            return catalog.FUNCTIONS.get(fn), None  # type: ignore[arg-type]
         except TypeError:  # unhashable
             return None, None
 

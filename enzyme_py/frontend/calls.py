@@ -21,10 +21,10 @@ from enzyme_py.ir.values import ConstantInt, Value
 from enzyme_py.rules.mathcalls import emit_math
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
-def compile_call(c: FunctionCompiler, e: ast.Call) -> Any:
+def compile_call(c: Compiling, e: ast.Call) -> Any:
     t = c.typer.expr_type(e)  # validates the call and gives the result type
     entry, receiver = c.typer._array_entry(e)
     if entry is not None:
@@ -44,7 +44,7 @@ def _is_user(fn: object) -> bool:
     return is_user_function(fn)
 
 
-def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast.expr | None,
+def _registered_call(c: Compiling, e: ast.Call, entry: Any, receiver: ast.expr | None,
                      t: FType | None) -> Any:
     from enzyme_py.frontend.arrays.registry import EmitCall
 
@@ -58,7 +58,7 @@ def _registered_call(c: FunctionCompiler, e: ast.Call, entry: Any, receiver: ast
     return entry.emit(EmitCall(c, e, args, nodes, keywords, t))
 
 
-def _literal(c: FunctionCompiler, e: ast.expr) -> Any:
+def _literal(c: Compiling, e: ast.expr) -> Any:
     """List and tuple literals as Python lists of compiled items (nested)."""
     if isinstance(e, ast.List | ast.Tuple):
         return [_literal(c, x) for x in e.elts]
@@ -67,7 +67,7 @@ def _literal(c: FunctionCompiler, e: ast.expr) -> Any:
     return c.expr(e)
 
 
-def _scalar_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
+def _scalar_call(c: Compiling, e: ast.Call, fn: object, args: list,
                  t: FType | None) -> Any:
     """A call of a known function on numbers (also the element rule of its array form)."""
     b = c.b
@@ -105,13 +105,13 @@ def _scalar_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
                       B.SUPPORTED_CALLS)
 
 
-def _scalar_arg(c: FunctionCompiler, e: ast.Call, args: list, k: int) -> SVal:
+def _scalar_arg(c: Compiling, e: ast.Call, args: list, k: int) -> SVal:
     if k >= len(args) or not isinstance(args[k], SVal):
         raise c.src.error(e, "a number is needed as argument")
     return args[k]
 
 
-def _math(c: FunctionCompiler, e: ast.Call, fn: object, args: list, t: FType | None) -> SVal:
+def _math(c: Compiling, e: ast.Call, fn: object, args: list, t: FType | None) -> SVal:
     b = c.b
     module = c.fn.parent
     assert isinstance(t, Scalar)
@@ -134,7 +134,7 @@ def _math(c: FunctionCompiler, e: ast.Call, fn: object, args: list, t: FType | N
     return convert(b, result, t) if t != ft else result
 
 
-def _min_max(c: FunctionCompiler, e: ast.Call, args: list, t: FType | None,
+def _min_max(c: Compiling, e: ast.Call, args: list, t: FType | None,
              is_max: bool) -> SVal:
     assert isinstance(t, Scalar)
     b = c.b
@@ -150,7 +150,7 @@ def _min_max(c: FunctionCompiler, e: ast.Call, args: list, t: FType | None,
     return SVal(t, acc)
 
 
-def _user_call(c: FunctionCompiler, e: ast.Call, fn: object, args: list,
+def _user_call(c: Compiling, e: ast.Call, fn: object, args: list,
                t: FType | None) -> Any:
     from enzyme_py.frontend import arguments
     from enzyme_py.frontend.local_functions import LocalFunction
@@ -210,7 +210,7 @@ def _has_array(t: FType) -> bool:
         isinstance(i, Array) for i in t.items)
 
 
-def _unpack_result(c: FunctionCompiler, result: Value, t: FType) -> list[Any]:
+def _unpack_result(c: Compiling, result: Value, t: FType) -> list[Any]:
     """A callee's flat result struct as values; its arrays are fresh temporaries here."""
     from enzyme_py.frontend.values import c_strides
 

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import ast
 
+from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import iteration, versioning
 from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views, writes
 from enzyme_py.frontend.arrays.heap import Heap
+from enzyme_py.frontend.custom_ir import compile_custom
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
@@ -38,6 +40,20 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import ConstantInt, Value, zero
+
+
+def specialize(session: CompileSession, pyfunc: object, arg_types: tuple[FType, ...]) -> Compiled:
+    """Compile one specialization (the session's `specialize`, which caches the result): a
+    `custom_vjp` / `custom_jvp` function with its rule, else a plain Python function."""
+    if isinstance(pyfunc, CustomRule):
+        return compile_custom(session, pyfunc, arg_types, compile_function)
+    return compile_function(session, pyfunc, arg_types)
+
+
+def compile_function(session: CompileSession, pyfunc: object,
+                     arg_types: tuple[FType, ...]) -> Compiled:
+    """Compile the Python function `pyfunc` for `arg_types` (uncached)."""
+    return FunctionCompiler(session, pyfunc, arg_types).compile()
 
 
 def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Type, str]]:

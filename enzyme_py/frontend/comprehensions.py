@@ -24,8 +24,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
-    from enzyme_py.frontend.typing import Typer
+    from enzyme_py.frontend.context import Compiling, TypeContext
 
 Comprehension = ast.ListComp | ast.GeneratorExp
 
@@ -46,13 +45,13 @@ def _clause(src: Any, e: Comprehension, allow_filter: bool) -> ast.comprehension
     return g
 
 
-def _is_range(typer: Typer, e: ast.expr) -> bool:
+def _is_range(typer: TypeContext, e: ast.expr) -> bool:
     import builtins
 
     return isinstance(e, ast.Call) and typer.resolve_global(e.func) is builtins.range
 
 
-def element_type(typer: Typer, e: Comprehension, allow_filter: bool = False,
+def element_type(typer: TypeContext, e: Comprehension, allow_filter: bool = False,
                  lenient: bool = True) -> FType | None:
     """The type of the comprehension's elements (binding its variable's type first)."""
     g = _clause(typer.src, e, allow_filter)
@@ -89,14 +88,14 @@ def element_type(typer: Typer, e: Comprehension, allow_filter: bool = False,
     return t
 
 
-def comprehension_type(typer: Typer, e: Comprehension, lenient: bool = True) -> FType | None:
+def comprehension_type(typer: TypeContext, e: Comprehension, lenient: bool = True) -> FType | None:
     """The comprehension's array type (a filter is refused where the code is generated:
     only `sum(...)` accepts one)."""
     t = element_type(typer, e, True, lenient)
     return None if t is None else Array(t, 1)  # type: ignore[arg-type]
 
 
-def lazy(c: FunctionCompiler, e: Comprehension, allow_filter: bool = False) -> L.Lazy:
+def lazy(c: Compiling, e: Comprehension, allow_filter: bool = False) -> L.Lazy:
     """The comprehension as a lazy 1-D array (filtered-out elements read as 0)."""
     g = _clause(c.src, e, allow_filter)
     assert isinstance(g.target, ast.Name)
@@ -143,7 +142,7 @@ def lazy(c: FunctionCompiler, e: Comprehension, allow_filter: bool = False) -> L
     return L.Lazy(Array(elem, 1), [count], element)
 
 
-def _evaluate(c: FunctionCompiler, e: ast.expr, elem: Scalar) -> Value:
+def _evaluate(c: Compiling, e: ast.expr, elem: Scalar) -> Value:
     c.heap.begin_statement()  # what the element allocates is freed right after it
     try:
         return convert(c.b, c.scalar(e), elem).v
@@ -151,7 +150,7 @@ def _evaluate(c: FunctionCompiler, e: ast.expr, elem: Scalar) -> Value:
         c.heap.end_statement()
 
 
-def _range_length(c: FunctionCompiler, start: Value, stop: Value, step: Value,
+def _range_length(c: Compiling, start: Value, stop: Value, step: Value,
                   node: ast.AST) -> Value:
     """len(range(start, stop, step)), as Python computes it (0 when empty)."""
     b = c.b

@@ -19,6 +19,7 @@ returning); the rule functions are type-checked against `f` here, with errors th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from enzyme_py.ad.registrations import DERIVATIVE_PREFIX, PYTHON_MARK, REGISTER_PREFIX
@@ -31,20 +32,21 @@ from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.values import ConstantAggregate, ConstantInt, Value, zero
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import Compiled, CompileSession
+    from enzyme_py.frontend.session import Compiled, CompileSession
+
+CompileFunction = Callable[["CompileSession", object, tuple[FType, ...]], "Compiled"]
 
 
-def compile_custom(session: CompileSession, rule: CustomRule,
-                   arg_types: tuple[FType, ...]) -> Compiled:
-    """Compile `rule.fun` for `arg_types` as a call that stays a call, with its rule."""
-    from enzyme_py.frontend.compiler import FunctionCompiler
-
+def compile_custom(session: CompileSession, rule: CustomRule, arg_types: tuple[FType, ...],
+                   compile_function: CompileFunction) -> Compiled:
+    """Compile `rule.fun` for `arg_types` as a call that stays a call, with its rule;
+    `compile_function` compiles a plain Python function (`compiler.compile_function`)."""
     name = rule.__name__
     if not rule.rules_defined():
         how = "defvjp(fwd, bwd)" if isinstance(rule, custom_vjp) else "defjvp(rule)"
         raise FrontendError(f"{name} is a {rule.kind} function without a rule: call "
                             f"{name}.{how} before differentiating it")
-    compiled = FunctionCompiler(session, rule.fun, arg_types).compile()
+    compiled = compile_function(session, rule.fun, arg_types)
     ret = compiled.return_type
     if not (isinstance(ret, Scalar) and ret.is_float):
         raise FrontendError(f"{name}: a {rule.kind} function must return a float; it returns "

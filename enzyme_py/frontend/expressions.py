@@ -22,8 +22,8 @@ from enzyme_py.ir.values import ConstantInt, Value, const_float
 from enzyme_py.rules.mathcalls import emit_math
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import CompileSession
     from enzyme_py.frontend.errors import SourceInfo
+    from enzyme_py.frontend.session import CompileSession
     from enzyme_py.frontend.typing import Typer
     from enzyme_py.ir.module import Block, Function
 

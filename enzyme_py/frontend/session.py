@@ -3,7 +3,9 @@ one module.
 
 A session compiles one entry function for one argument signature, plus every Python function
 it calls, each specialized on its own argument types (see `compiler.FunctionCompiler` for the
-code of one specialization and its calling convention).
+code of one specialization and its calling convention). The session is given the function
+that compiles one specialization (`compiler.specialize`) and caches what it returns; this
+module imports neither the compiler nor `custom_ir`.
 
 Invariants: a (function, argument types) pair is compiled at most once per session (`compiled`);
 a call of a specialization still being compiled (recursion) gets its `Function` from
@@ -19,6 +21,7 @@ import ast
 import inspect
 import itertools
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from enzyme_py.custom import CustomRule
@@ -53,9 +56,13 @@ class Compiled:
     param_names: list[str]
 
 
+Specialize = Callable[["CompileSession", object, tuple[FType, ...]], Compiled]
+
+
 @dataclass
 class CompileSession:
     module: Module
+    specialize: Specialize  # compiles one specialization, uncached (`compiler.specialize`)
     bounds_check: bool = True
     noalias: bool = True  # array arguments are promised not to overlap (see `arrays.writes`)
     compiled: dict[tuple[object, tuple[FType, ...]], Compiled] = field(default_factory=dict)
@@ -120,16 +127,7 @@ class CompileSession:
         got = self.compiled.get(key)
         if got is not None:
             return got
-        if isinstance(pyfunc, CustomRule):
-            from enzyme_py.frontend.custom_ir import compile_custom
-
-            result = compile_custom(self, pyfunc, arg_types)
-            self.compiled[key] = result
-            return result
-        from enzyme_py.frontend.compiler import FunctionCompiler
-
-        comp = FunctionCompiler(self, pyfunc, arg_types)
-        result = comp.compile()
+        result = self.specialize(self, pyfunc, arg_types)
         self.compiled[key] = result
         return result
 

@@ -25,7 +25,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _index(e: ast.expr, iv: str, assigned: set[str], env: dict) -> Index | None:
     return None
 
 
-def all_in_bounds(c: FunctionCompiler, accesses: list[Access], start: Value,
+def all_in_bounds(c: Compiling, accesses: list[Access], start: Value,
                   stop: Value) -> Value:
     """An i1 that holds iff every index of `accesses` is in bounds on every iteration of a
     loop from `start` to `stop` (step 1); true when the loop runs no iteration."""
@@ -114,7 +114,7 @@ def all_in_bounds(c: FunctionCompiler, accesses: list[Access], start: Value,
     return b.binop("or", ok, every)
 
 
-def _int_var(c: FunctionCompiler, name: str) -> Value:
+def _int_var(c: Compiling, name: str) -> Value:
     from enzyme_py.frontend.ftypes import I64
     from enzyme_py.frontend.values import convert
 

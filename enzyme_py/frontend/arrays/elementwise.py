@@ -28,10 +28,10 @@ from enzyme_py.frontend.values import SVal, convert
 from enzyme_py.ir.values import Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
-def lift(c: FunctionCompiler, args: list[Any], elem: Scalar,
+def lift(c: Compiling, args: list[Any], elem: Scalar,
          rule: Callable[[list[SVal]], SVal], node: ast.AST,
          operand_types: list[Scalar | None] | None = None) -> Lazy:
     """The element-wise application of `rule` to `args` (arrays broadcast together). A
@@ -59,7 +59,7 @@ def lift(c: FunctionCompiler, args: list[Any], elem: Scalar,
     return _applied(c, parts, dims, elem, rule, operand_types, reads)
 
 
-def _applied(c: FunctionCompiler, parts: list[Any], dims: list[Value], elem: Scalar,
+def _applied(c: Compiling, parts: list[Any], dims: list[Value], elem: Scalar,
              rule: Callable[[list[SVal]], SVal], operand_types: list[Scalar | None] | None,
              reads: list) -> Lazy:
     """The Lazy applying `rule` to `parts` (lazies already of shape `dims`, and numbers)."""
@@ -90,7 +90,7 @@ def _applied(c: FunctionCompiler, parts: list[Any], dims: list[Value], elem: Sca
     return out
 
 
-def binop(c: FunctionCompiler, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Lazy:
+def binop(c: Compiling, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Lazy:
     t = c.typer.expr_type(node) if isinstance(node, ast.BinOp) else None
     elem = t.elem if isinstance(t, Array) else _binop_elem(op, a, b)
     if isinstance(op, ast.Pow):
@@ -109,17 +109,17 @@ def _binop_elem(op: ast.operator, a: Any, b: Any) -> Scalar:
     return binop_elem(op, [x.type for x in (a, b)])
 
 
-def compare(c: FunctionCompiler, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Lazy:
+def compare(c: Compiling, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Lazy:
     return lift(c, [a, b], BOOL, lambda v: SVal(BOOL, c.compare(op, v[0], v[1], node)), node)
 
 
-def unary(c: FunctionCompiler, op: ast.unaryop, a: Any, node: ast.AST) -> Lazy:
+def unary(c: Compiling, op: ast.unaryop, a: Any, node: ast.AST) -> Lazy:
     t = c.typer.expr_type(node)
     assert isinstance(t, Array)
     return lift(c, [a], t.elem, lambda v: c.unary(op, v[0], node), node)
 
 
-def where(c: FunctionCompiler, cond: Any, x: Any, y: Any, elem: Scalar,
+def where(c: Compiling, cond: Any, x: Any, y: Any, elem: Scalar,
           node: ast.AST) -> Lazy:
     def rule(v: list[SVal]) -> SVal:
         test = convert(c.b, v[0], BOOL).v

@@ -33,14 +33,14 @@ from enzyme_py.ir.values import ConstantInt, ConstantKeyword, Value
 if TYPE_CHECKING:
     import ast
 
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 _MAX_BYTES = 1 << 62
 NULL = ConstantKeyword(T.PTR, "null")
 
 
 class Heap:
-    def __init__(self, c: FunctionCompiler) -> None:
+    def __init__(self, c: Compiling) -> None:
         self.c = c
         self.levels: list[list[Value]] = []  # temporaries of the statements being compiled
         self.slots: list[Value] = []  # allocas holding a buffer the exit must free

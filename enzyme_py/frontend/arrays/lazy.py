@@ -13,7 +13,8 @@ constants) need neither.
 
 Invariants: building a `Lazy` emits only loop-invariant code (extents, multipliers, checks);
 all per-element code is emitted by `element`, at the consumer's position, exactly once per
-element; `materialize` gives a fresh C-contiguous heap buffer (a temporary of the statement).
+element; `materialize` gives a fresh C-contiguous heap buffer (a temporary of the statement),
+holding only the selected elements for a masked selection (`compact`; see `masks`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
 @dataclass
@@ -71,7 +72,7 @@ def _is_one(d: Value) -> bool:
 # --- reading elements -----------------------------------------------------------------------
 
 
-def element_address(c: FunctionCompiler, v: AVal, idx: list[Value]) -> Value:
+def element_address(c: Compiling, v: AVal, idx: list[Value]) -> Value:
     b = c.b
     flat: Value = ConstantInt(T.I64, 0)
     for i, s in zip(idx, v.strides, strict=True):
@@ -79,7 +80,7 @@ def element_address(c: FunctionCompiler, v: AVal, idx: list[Value]) -> Value:
     return b.getelementptr(v.type.elem.ir, v.ptr, [flat])
 
 
-def of_view(c: FunctionCompiler, v: AVal) -> Lazy:
+def of_view(c: Compiling, v: AVal) -> Lazy:
     def element(idx: list[Value]) -> Value:
         return c.b.load(v.type.elem.ir, element_address(c, v, idx))
 
@@ -87,7 +88,7 @@ def of_view(c: FunctionCompiler, v: AVal) -> Lazy:
                 rebroadcast=lambda dims: _broadcast_leaf(c, v, dims))
 
 
-def _broadcast_leaf(c: FunctionCompiler, v: AVal, dims: list[Value]) -> Lazy:
+def _broadcast_leaf(c: Compiling, v: AVal, dims: list[Value]) -> Lazy:
     general, fast, assume = broadcast_view(c, v, dims)
     out = of_view(c, general)
     out.rebroadcast = lambda more: _broadcast_leaf(c, v, more)  # from the original view
@@ -96,7 +97,7 @@ def _broadcast_leaf(c: FunctionCompiler, v: AVal, dims: list[Value]) -> Lazy:
     return out
 
 
-def broadcast_view(c: FunctionCompiler, v: AVal, dims: list[Value]
+def broadcast_view(c: Compiling, v: AVal, dims: list[Value]
                    ) -> tuple[AVal, AVal, list[Value]]:
     """`v` as a view of the (checked) broadcast shape `dims`: a stretched axis has stride 0.
 
@@ -126,7 +127,7 @@ def broadcast_view(c: FunctionCompiler, v: AVal, dims: list[Value]
             AVal(t, v.ptr, list(dims), plain, False, v.root), assume)
 
 
-def versioned(c: FunctionCompiler, v: Lazy, emit: Callable[[Lazy], None]) -> None:
+def versioned(c: Compiling, v: Lazy, emit: Callable[[Lazy], None]) -> None:
     """`emit(v)` (code reading v's elements), twice when v has a fast form: with plain
     strides when nothing stretches at run time, else the general form."""
     if v.fast is None or not v.assume:
@@ -153,16 +154,14 @@ def with_fast(out: Lazy, v: Lazy, make: Callable[[Lazy], Lazy]) -> Lazy:
     return out
 
 
-def as_lazy(c: FunctionCompiler, v: ArrayValue, node: ast.AST | None = None) -> Lazy:
+def as_lazy(c: Compiling, v: ArrayValue, node: ast.AST | None = None) -> Lazy:
     """`v` read element by element (a masked selection is compacted first)."""
     if isinstance(v, Lazy) and v.mask is not None:
-        from enzyme_py.frontend.arrays.masks import compact
-
         return of_view(c, compact(c, v, node or c.fdef))
     return v if isinstance(v, Lazy) else of_view(c, v)
 
 
-def converted(c: FunctionCompiler, v: Lazy, elem: Scalar) -> Lazy:
+def converted(c: Compiling, v: Lazy, elem: Scalar) -> Lazy:
     """`v` with elements converted to `elem` (NumPy's casting on promotion)."""
     if v.type.elem == elem:
         return v
@@ -177,7 +176,7 @@ def converted(c: FunctionCompiler, v: Lazy, elem: Scalar) -> Lazy:
 # --- broadcasting ---------------------------------------------------------------------------
 
 
-def broadcast_dims(c: FunctionCompiler, shapes: list[list[Value]], node: ast.AST) -> list[Value]:
+def broadcast_dims(c: Compiling, shapes: list[list[Value]], node: ast.AST) -> list[Value]:
     """The broadcast shape of `shapes`, with a run-time check where extents may differ."""
     b = c.b
     rank = max((len(s) for s in shapes), default=0)
@@ -202,7 +201,7 @@ def broadcast_dims(c: FunctionCompiler, shapes: list[list[Value]], node: ast.AST
     return out
 
 
-def broadcast_to(c: FunctionCompiler, v: Lazy, dims: list[Value]) -> Lazy:
+def broadcast_to(c: Compiling, v: Lazy, dims: list[Value]) -> Lazy:
     """`v` read at indexes of the (already checked) broadcast shape `dims`."""
     off = len(dims) - len(v.dims)
     assert off >= 0
@@ -236,27 +235,27 @@ def broadcast_to(c: FunctionCompiler, v: Lazy, dims: list[Value]) -> Lazy:
     return out
 
 
-def scalar_lazy(c: FunctionCompiler, s: SVal, dims: list[Value]) -> Lazy:
+def scalar_lazy(c: Compiling, s: SVal, dims: list[Value]) -> Lazy:
     return Lazy(Array(s.type, len(dims)), list(dims), lambda idx: s.v)
 
 
 # --- materialization ------------------------------------------------------------------------
 
 
-def count_of(c: FunctionCompiler, dims: list[Value]) -> Value:
+def count_of(c: Compiling, dims: list[Value]) -> Value:
     n: Value = ConstantInt(T.I64, 1)
     for d in dims:
         n = mul_i64(c.b, n, d)
     return n
 
 
-def fresh(c: FunctionCompiler, t: Array, dims: list[Value], node: ast.AST) -> AVal:
+def fresh(c: Compiling, t: Array, dims: list[Value], node: ast.AST) -> AVal:
     """A new uninitialized C-contiguous array (a heap temporary of the statement)."""
     ptr = c.heap.allocate(t.elem, count_of(c, dims), node)
     return AVal(t.value, ptr, list(dims), c_strides(c.b, dims), True, ("temp", ptr), ptr)
 
 
-def store_elements(c: FunctionCompiler, dest: AVal, v: Lazy) -> None:
+def store_elements(c: Compiling, dest: AVal, v: Lazy) -> None:
     """dest[...] = v, element by element (no overlap check: see `writes`)."""
     elem = dest.type.elem
 
@@ -270,22 +269,60 @@ def store_elements(c: FunctionCompiler, dest: AVal, v: Lazy) -> None:
     versioned(c, v, emit)
 
 
-def materialize(c: FunctionCompiler, v: ArrayValue, node: ast.AST) -> AVal:
+def materialize(c: Compiling, v: ArrayValue, node: ast.AST) -> AVal:
     """`v` as a view; a `Lazy` is computed into a fresh buffer."""
     if isinstance(v, AVal):
         return v
     if v.mask is not None:
-        from enzyme_py.frontend.arrays.masks import compact
-
         return compact(c, v, node)
     out = fresh(c, v.type, v.dims, node)
     store_elements(c, out, v)
     return out
 
 
-def copy(c: FunctionCompiler, v: ArrayValue, node: ast.AST) -> AVal:
+def copy(c: Compiling, v: ArrayValue, node: ast.AST) -> AVal:
     """A fresh C-contiguous copy of `v` (even when `v` is a view already)."""
     lz = as_lazy(c, v)
     out = fresh(c, lz.type, lz.dims, node)
     store_elements(c, out, lz)
     return out
+
+
+# --- masked selections (see `masks`) ---------------------------------------------------------
+
+
+def compact(c: Compiling, v: Lazy, node: ast.AST) -> AVal:
+    """A masked lazy's selected elements in a fresh buffer of their number."""
+    assert v.mask is not None
+    b = c.b
+    n = c.alloca_at.alloca(T.I64, name="selected")
+    b.store(ConstantInt(T.I64, 0), n)
+    loops.nest(c, v.dims, lambda idx: when(c, v.mask(idx), lambda: b.store(  # type: ignore
+        b.add(b.load(T.I64, n), ConstantInt(T.I64, 1)), n)))
+    count = b.load(T.I64, n)
+    ptr = c.heap.allocate(v.type.elem, count, node)
+    out = AVal(v.type, ptr, [count], c_strides(b, [count]), True, ("temp", ptr), ptr)
+    b.store(ConstantInt(T.I64, 0), n)
+
+    def put(idx: list[Value]) -> None:
+        def take() -> None:
+            k = b.load(T.I64, n)
+            c.heap.begin_statement()
+            b.store(v.element(idx), element_address(c, out, [k]))
+            c.heap.end_statement()
+            b.store(add_i64(b, k, ConstantInt(T.I64, 1)), n)
+
+        when(c, v.mask(idx), take)  # type: ignore[misc]
+
+    loops.nest(c, v.dims, put)
+    return out
+
+
+def when(c: Compiling, cond: Value, then: Callable[[], None]) -> None:
+    """Emit `then()` where `cond` holds."""
+    yes, done = c.new_block("mask.take"), c.new_block("mask.next")
+    c.b.condbr(cond, yes, done)
+    c.b.position_at_end(yes)
+    then()
+    c.b.br(done)
+    c.b.position_at_end(done)

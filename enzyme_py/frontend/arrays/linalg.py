@@ -42,7 +42,7 @@ from enzyme_py.ir.values import ConstantInt, Value, const_float
 from enzyme_py.rules.mathcalls import emit_math
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
 def matmul_type(a: Array, b: Array) -> Scalar | Array:
@@ -57,12 +57,12 @@ def matmul_type(a: Array, b: Array) -> Scalar | Array:
     return Array(elem, max(a.ndim, b.ndim))
 
 
-def _load(c: FunctionCompiler, v: AVal, idx: list[Value], elem: Scalar) -> Value:
+def _load(c: Compiling, v: AVal, idx: list[Value], elem: Scalar) -> Value:
     x = c.b.load(v.type.elem.ir, L.element_address(c, v, idx))
     return convert(c.b, SVal(v.type.elem, x), elem).v
 
 
-def _check_inner(c: FunctionCompiler, n: Value, m: Value, node: ast.AST) -> None:
+def _check_inner(c: Compiling, n: Value, m: Value, node: ast.AST) -> None:
     if L.same_extent(n, m):
         return
     if isinstance(n, ConstantInt) and isinstance(m, ConstantInt):
@@ -70,7 +70,7 @@ def _check_inner(c: FunctionCompiler, n: Value, m: Value, node: ast.AST) -> None
     c.check(c.b.icmp("eq", n, m), node, "matching inner dimensions", n, m, 0)
 
 
-def _dot_into(c: FunctionCompiler, elem: Scalar, n: Value, a_at: Any, b_at: Any) -> Value:
+def _dot_into(c: Compiling, elem: Scalar, n: Value, a_at: Any, b_at: Any) -> Value:
     """sum over k < n of a_at(k) * b_at(k), accumulated in order."""
     b = c.b
     acc = c.alloca_at.alloca(elem.ir, name="dot")
@@ -85,7 +85,7 @@ def _dot_into(c: FunctionCompiler, elem: Scalar, n: Value, a_at: Any, b_at: Any)
     return b.load(elem.ir, acc)
 
 
-def matmul(c: FunctionCompiler, a: Any, b: Any, node: ast.AST) -> Any:
+def matmul(c: Compiling, a: Any, b: Any, node: ast.AST) -> Any:
     if not (L.is_array(a) and L.is_array(b)):
         raise c.src.error(node, "@ / np.matmul / np.dot need two arrays here")
     av, bv = c.view(a, node), c.view(b, node)
@@ -134,12 +134,12 @@ def matmul(c: FunctionCompiler, a: Any, b: Any, node: ast.AST) -> Any:
     return _matrix_product(c, av, bv, elem, node)
 
 
-def _zero(c: FunctionCompiler, out: AVal) -> None:
+def _zero(c: Compiling, out: AVal) -> None:
     zero = const(out.type.elem, 0).v
     loops.nest(c, out.dims, lambda idx: c.b.store(zero, L.element_address(c, out, idx)))
 
 
-def _accumulate(c: FunctionCompiler, out: AVal, idx: list[Value], elem: Scalar, x: Value,
+def _accumulate(c: Compiling, out: AVal, idx: list[Value], elem: Scalar, x: Value,
                 y: Value) -> None:
     at = L.element_address(c, out, idx)
     prod = c.binop(ast.Mult(), SVal(elem, x), SVal(elem, y), c.fdef)
@@ -147,7 +147,7 @@ def _accumulate(c: FunctionCompiler, out: AVal, idx: list[Value], elem: Scalar, 
     c.b.store(c.binop(ast.Add(), cur, prod, c.fdef).v, at)
 
 
-def _matrix_product(c: FunctionCompiler, av: AVal, bv: AVal, elem: Scalar,
+def _matrix_product(c: Compiling, av: AVal, bv: AVal, elem: Scalar,
                     node: ast.AST) -> AVal:
     """(..., n, k) @ (..., k, m) with the leading axes broadcast."""
     _check_inner(c, av.dims[-1], bv.dims[-2], node)
@@ -177,7 +177,7 @@ def _matrix_product(c: FunctionCompiler, av: AVal, bv: AVal, elem: Scalar,
     return out
 
 
-def _lead_view(c: FunctionCompiler, v: AVal, lead: list[Value]) -> AVal:
+def _lead_view(c: Compiling, v: AVal, lead: list[Value]) -> AVal:
     """`v` seen with leading axes `lead` (broadcast: stride 0 where v has extent 1 or
     lacks the axis)."""
     b = c.b
@@ -276,14 +276,14 @@ def _norm_type(call: TypeCall) -> FType | None:
     return Array(elem, rank) if rank else elem
 
 
-def _map(c: FunctionCompiler, v: Any, elem: Scalar, f: Any, node: ast.AST) -> Any:
+def _map(c: Compiling, v: Any, elem: Scalar, f: Any, node: ast.AST) -> Any:
     """`f` (IR value -> IR value) applied to a scalar, or element-wise (lazily) to an array."""
     if isinstance(v, SVal):
         return SVal(elem, f(v.v))
     return lift(c, [v], elem, lambda x: SVal(elem, f(x[0].v)), node)
 
 
-def norm(c: FunctionCompiler, x: Any, spec: NormSpec, node: ast.AST) -> Any:
+def norm(c: Compiling, x: Any, spec: NormSpec, node: ast.AST) -> Any:
     """np.linalg.norm of `x` as `spec` says, from reductions of |x|, x*x or |x|**p."""
     math_fn = c.fn.parent
     src = L.as_lazy(c, x)

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from enzyme_py.ir.values import Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
-def nest(c: FunctionCompiler, dims: list[Value], body: Callable[[list[Value]], None]) -> None:
+def nest(c: Compiling, dims: list[Value], body: Callable[[list[Value]], None]) -> None:
     """`for i0 in range(d0): for i1 in range(d1): ... body([i0, i1, ...])`."""
 
     def level(k: int, idx: list[Value]) -> None:

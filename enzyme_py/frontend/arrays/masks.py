@@ -5,10 +5,10 @@ the selected ones in row-major order: a reduction consumes it in one loop that e
 element only where the mask holds (`np.sum(np.sqrt(x[x > 0]))` never takes the root of a
 negative number, so its gradient has no NaN); an element-wise operation with numbers keeps
 it lazy; anything else (a variable, an operation with another array) first compacts it into
-a fresh buffer of the selected length (two passes: count, then copy). `x[m] = v` and
-`x[m] += v` update the selected elements in place (v a number). An integer index array gathers:
-`x[idx]` has idx's shape (followed by x's other axes), each index wrapped once when negative
-and bounds-checked.
+a fresh buffer of the selected length (`lazy.compact`: two passes, count then copy).
+`x[m] = v` and `x[m] += v` update the selected elements in place (v a number). An integer
+index array gathers: `x[idx]` has idx's shape (followed by x's other axes), each index wrapped
+once when negative and bounds-checked.
 
 Invariants: a mask has exactly the indexed array's shape (a recorded `ValueError`
 otherwise, as NumPy's `IndexError`... is reported with the source line); the selected elements are
@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import loops
 from enzyme_py.frontend.ftypes import BOOL, Array, Scalar
-from enzyme_py.frontend.values import AVal, SVal, add_i64, c_strides, convert
+from enzyme_py.frontend.values import AVal, SVal, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
-def unravel(c: FunctionCompiler, k: Value, dims: list[Value]) -> list[Value]:
+def unravel(c: Compiling, k: Value, dims: list[Value]) -> list[Value]:
     """The row-major index of flat position k in an array of extents `dims`."""
     if len(dims) == 1:
         return [k]
@@ -44,7 +44,7 @@ def unravel(c: FunctionCompiler, k: Value, dims: list[Value]) -> list[Value]:
     return out[::-1]
 
 
-def _check_shape(c: FunctionCompiler, mask: L.Lazy, dims: list[Value], node: ast.AST) -> None:
+def _check_shape(c: Compiling, mask: L.Lazy, dims: list[Value], node: ast.AST) -> None:
     if mask.type.ndim != len(dims):
         raise c.src.error(node, f"a {mask.type.ndim}-D boolean mask indexes a {len(dims)}-D "
                           "array", "a mask of the array's own shape")
@@ -53,7 +53,7 @@ def _check_shape(c: FunctionCompiler, mask: L.Lazy, dims: list[Value], node: ast
             c.check(c.b.icmp("eq", a, d), node, "shape mismatch", a, d, k)
 
 
-def masked(c: FunctionCompiler, base: AVal, mask: Any, node: ast.AST) -> L.Lazy:
+def masked(c: Compiling, base: AVal, mask: Any, node: ast.AST) -> L.Lazy:
     """`base[mask]` as a lazy 1-D array of the selected elements."""
     m = L.as_lazy(c, mask)
     if m.type.elem != BOOL:
@@ -73,43 +73,7 @@ def masked(c: FunctionCompiler, base: AVal, mask: Any, node: ast.AST) -> L.Lazy:
                   mask=selected)
 
 
-def compact(c: FunctionCompiler, v: L.Lazy, node: ast.AST) -> AVal:
-    """A masked lazy's selected elements in a fresh buffer of their number."""
-    assert v.mask is not None
-    b = c.b
-    n = c.alloca_at.alloca(T.I64, name="selected")
-    b.store(ConstantInt(T.I64, 0), n)
-    loops.nest(c, v.dims, lambda idx: _when(c, v.mask(idx), lambda: b.store(  # type: ignore
-        b.add(b.load(T.I64, n), ConstantInt(T.I64, 1)), n)))
-    count = b.load(T.I64, n)
-    ptr = c.heap.allocate(v.type.elem, count, node)
-    out = AVal(v.type, ptr, [count], c_strides(b, [count]), True, ("temp", ptr), ptr)
-    b.store(ConstantInt(T.I64, 0), n)
-
-    def put(idx: list[Value]) -> None:
-        def take() -> None:
-            k = b.load(T.I64, n)
-            c.heap.begin_statement()
-            b.store(v.element(idx), L.element_address(c, out, [k]))
-            c.heap.end_statement()
-            b.store(add_i64(b, k, ConstantInt(T.I64, 1)), n)
-
-        _when(c, v.mask(idx), take)  # type: ignore[misc]
-
-    loops.nest(c, v.dims, put)
-    return out
-
-
-def _when(c: FunctionCompiler, cond: Value, then: Any) -> None:
-    yes, done = c.new_block("mask.take"), c.new_block("mask.next")
-    c.b.condbr(cond, yes, done)
-    c.b.position_at_end(yes)
-    then()
-    c.b.br(done)
-    c.b.position_at_end(done)
-
-
-def reduce_masked(c: FunctionCompiler, kind: str, v: L.Lazy, acc_elem: Scalar,
+def reduce_masked(c: Compiling, kind: str, v: L.Lazy, acc_elem: Scalar,
                   identity: Value, combine: Any, node: ast.AST) -> SVal:
     """A whole reduction of a masked lazy: one loop, elements evaluated where selected."""
     b = c.b
@@ -127,7 +91,7 @@ def reduce_masked(c: FunctionCompiler, kind: str, v: L.Lazy, acc_elem: Scalar,
             b.store(combine(c, kind, acc_elem, b.load(acc_elem.ir, acc), x), acc)
             b.store(b.add(b.load(T.I64, n), ConstantInt(T.I64, 1)), n)
 
-        _when(c, v.mask(idx), take)  # type: ignore[misc]
+        L.when(c, v.mask(idx), take)  # type: ignore[misc]
 
     loops.nest(c, v.dims, body)
     total = SVal(acc_elem, b.load(acc_elem.ir, acc))
@@ -141,7 +105,7 @@ def reduce_masked(c: FunctionCompiler, kind: str, v: L.Lazy, acc_elem: Scalar,
     return total
 
 
-def gather(c: FunctionCompiler, base: AVal, index: Any, node: ast.AST) -> L.Lazy:
+def gather(c: Compiling, base: AVal, index: Any, node: ast.AST) -> L.Lazy:
     """`base[idx]` for an integer array idx: idx's shape, then base's other axes."""
     ix = L.as_lazy(c, index)
     if ix.type.elem.is_float or ix.type.elem == BOOL:
@@ -162,7 +126,7 @@ def gather(c: FunctionCompiler, base: AVal, index: Any, node: ast.AST) -> L.Lazy
     return L.Lazy(Array(base.type.elem, len(dims)), dims, element, [base, *ix.reads])
 
 
-def masked_store(c: FunctionCompiler, dest: AVal, mask: Any, value: Any, op: Any,
+def masked_store(c: Compiling, dest: AVal, mask: Any, value: Any, op: Any,
                  node: ast.AST) -> None:
     """dest[mask] = value (op None) or dest[mask] op= value, for a number `value`."""
     if not isinstance(value, SVal):
@@ -180,6 +144,6 @@ def masked_store(c: FunctionCompiler, dest: AVal, mask: Any, value: Any, op: Any
                 v = c.binop(op, SVal(elem, c.b.load(elem.ir, at)), value, node)
             c.b.store(convert(c.b, v, elem).v, at)
 
-        _when(c, m.element(idx), take)
+        L.when(c, m.element(idx), take)
 
     loops.nest(c, dest.dims, body)

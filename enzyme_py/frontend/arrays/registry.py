@@ -1,7 +1,8 @@
 """NumPy functions and array methods as data: each name's type rule beside its emitter.
 
-An entry is registered where it is implemented (`@array_function(np.sum, method="sum")`);
-the typer asks `type_rule` for the result type and the compiler calls `emit`. A method call
+An entry is registered where it is implemented (`@array_function(np.sum, method="sum")`),
+and `catalog` imports every module that does (this module imports none of them); the typer
+asks `type_rule` for the result type and the compiler calls `emit`. A method call
 `x.sum(axis=0)` is the function called with the receiver first.
 
 Invariants: a type rule only reads types and compile-time constants (`axis=`, `keepdims=`,
@@ -18,17 +19,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling, TypeContext
     from enzyme_py.frontend.errors import FrontendError
     from enzyme_py.frontend.ftypes import FType
-    from enzyme_py.frontend.typing import Typer
 
 
 @dataclass
 class TypeCall:
     """What a type rule sees: the call, its positional argument types, its keywords."""
 
-    typer: Typer
+    typer: TypeContext
     node: ast.Call
     args: list[FType | None]
     arg_nodes: list[ast.expr]
@@ -58,7 +58,7 @@ class EmitCall:
     views or lazies, numbers as SVal; list and tuple literals as Python lists of those), the
     keyword nodes and the result type the rule gave."""
 
-    c: FunctionCompiler
+    c: Compiling
     node: ast.Call
     args: list[Any]
     arg_nodes: list[ast.expr]
@@ -101,7 +101,7 @@ def array_function(*objects: object, type_rule: Callable[[TypeCall], FType | Non
     return wrap
 
 
-def constant_value(typer: Typer, e: ast.expr) -> Any:
+def constant_value(typer: TypeContext, e: ast.expr) -> Any:
     """The value of a compile-time constant expression, or raise the typer's error."""
     if isinstance(e, ast.Constant) and isinstance(e.value, int | float | bool | type(None)):
         return e.value
@@ -119,16 +119,3 @@ def constant_value(typer: Typer, e: ast.expr) -> Any:
             return g
     raise typer.src.error(e, "a compile-time constant is needed here",
                           "literal integers, tuples of them, True/False, module constants")
-
-
-def load_all() -> None:
-    """Import the modules that register entries (once; imports are idempotent)."""
-    from enzyme_py.frontend.arrays import (  # noqa: F401
-        assembly,
-        constructors,
-        contractions,
-        functions,
-        linalg,
-        reductions,
-        scans,
-    )

@@ -21,7 +21,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 _ZERO = ConstantInt(T.I64, 0)
 _ONE = ConstantInt(T.I64, 1)
@@ -31,7 +31,7 @@ def index_parts(e: ast.Subscript) -> list[ast.expr]:
     return list(e.slice.elts) if isinstance(e.slice, ast.Tuple) else [e.slice]
 
 
-def is_newaxis(c: FunctionCompiler, e: ast.expr) -> bool:
+def is_newaxis(c: Compiling, e: ast.expr) -> bool:
     if isinstance(e, ast.Constant) and e.value is None:
         return True
     return isinstance(e, ast.Attribute) and e.attr == "newaxis" and \
@@ -50,7 +50,7 @@ def expand_ellipsis(parts: list[ast.expr], ndim: int, newaxes: int) -> list[ast.
     return [*parts[:k], *fill, *parts[k + 1:]]
 
 
-def checked_index(c: FunctionCompiler, ie: ast.expr, dim: Value, axis: int,
+def checked_index(c: Compiling, ie: ast.expr, dim: Value, axis: int,
                   proven: bool = False) -> Value:
     """An integer index into an extent: wrapped once when negative, then bounds-checked."""
     b = c.b
@@ -63,7 +63,7 @@ def checked_index(c: FunctionCompiler, ie: ast.expr, dim: Value, axis: int,
     return i
 
 
-def _slice(c: FunctionCompiler, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]:
+def _slice(c: Compiling, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]:
     """(start, extent, step) of `s` over an axis of extent `dim` (Python's slice.indices).
 
     Slices with constant bounds of the same extent value give the same values within a
@@ -91,7 +91,7 @@ def _constant_int(e: ast.expr) -> int | None:
     return None
 
 
-def _slice_values(c: FunctionCompiler, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]:
+def _slice_values(c: Compiling, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]:
     b = c.b
     step: Value = _ONE if s.step is None else c.int_value(s.step)
     if not isinstance(step, ConstantInt):
@@ -140,13 +140,13 @@ def _slice_values(c: FunctionCompiler, s: ast.Slice, dim: Value) -> tuple[Value,
     return start, n, step
 
 
-def _clamp(c: FunctionCompiler, x: Value, lo: Value, hi: Value) -> Value:
+def _clamp(c: Compiling, x: Value, lo: Value, hi: Value) -> Value:
     b = c.b
     x = b.select(b.icmp("slt", x, lo), lo, x)
     return b.select(b.icmp("sgt", x, hi), hi, x)
 
 
-def subscript(c: FunctionCompiler, arr: AVal, e: ast.Subscript,
+def subscript(c: Compiling, arr: AVal, e: ast.Subscript,
               proven: bool = False) -> AVal | Value:
     """`arr[...]`: a view, or (every axis indexed by an integer) the element's address."""
     parts = index_parts(e)
@@ -190,7 +190,7 @@ def subscript(c: FunctionCompiler, arr: AVal, e: ast.Subscript,
                 None)
 
 
-def item(c: FunctionCompiler, arr: AVal, k: Value) -> object:
+def item(c: Compiling, arr: AVal, k: Value) -> object:
     """`arr[k]` for an in-range k: the element of a 1-D array, else a view of row k."""
     from enzyme_py.frontend.values import SVal
 
@@ -202,7 +202,7 @@ def item(c: FunctionCompiler, arr: AVal, k: Value) -> object:
                 arr.contiguous, arr.root, None)
 
 
-def transpose(c: FunctionCompiler, arr: AVal, axes: list[int] | None = None) -> AVal:
+def transpose(c: Compiling, arr: AVal, axes: list[int] | None = None) -> AVal:
     n = arr.type.ndim
     order = list(range(n))[::-1] if axes is None else axes
     if sorted(order) != list(range(n)):
@@ -212,7 +212,7 @@ def transpose(c: FunctionCompiler, arr: AVal, axes: list[int] | None = None) -> 
                 [arr.strides[k] for k in order], contiguous, arr.root, None)
 
 
-def reshape(c: FunctionCompiler, arr: AVal, dims: list[Value], node: ast.AST) -> AVal:
+def reshape(c: Compiling, arr: AVal, dims: list[Value], node: ast.AST) -> AVal:
     """A C-order reshape; the data must be C-contiguous (checked at run time if not known),
     and the sizes must agree (checked). One extent may be -1 (inferred)."""
     from enzyme_py.frontend.arrays.lazy import count_of
@@ -238,7 +238,7 @@ def reshape(c: FunctionCompiler, arr: AVal, dims: list[Value], node: ast.AST) ->
                 arr.root, None)
 
 
-def is_c_contiguous(c: FunctionCompiler, arr: AVal) -> Value:
+def is_c_contiguous(c: Compiling, arr: AVal) -> Value:
     """An i1: are `arr`'s strides those of a C-contiguous array? (axes of extent 1 and empty
     arrays impose nothing, as in NumPy)"""
     b = c.b

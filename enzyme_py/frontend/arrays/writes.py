@@ -23,10 +23,10 @@ from enzyme_py.frontend.ftypes import Array
 from enzyme_py.frontend.values import AVal, SVal
 
 if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+    from enzyme_py.frontend.context import Compiling
 
 
-def store(c: FunctionCompiler, dest: AVal, val: Any, node: ast.AST) -> None:
+def store(c: Compiling, dest: AVal, val: Any, node: ast.AST) -> None:
     """dest[...] = val (an array broadcast to dest's shape, or a number)."""
     if isinstance(val, SVal):
         if not isinstance(val.type, type(dest.type.elem)):
@@ -46,7 +46,7 @@ def store(c: FunctionCompiler, dest: AVal, val: Any, node: ast.AST) -> None:
     L.store_elements(c, dest, src)
 
 
-def _check_fits(c: FunctionCompiler, src: list, dest: list, node: ast.AST) -> None:
+def _check_fits(c: Compiling, src: list, dest: list, node: ast.AST) -> None:
     """Each extent of the source equals the destination's or is 1 (aligned at the right)."""
     from enzyme_py.ir import types as T
     from enzyme_py.ir.values import ConstantInt
@@ -64,7 +64,7 @@ def _check_fits(c: FunctionCompiler, src: list, dest: list, node: ast.AST) -> No
         c.check(ok, node, "shape mismatch", d, out, off + k)
 
 
-def _may_overlap(c: FunctionCompiler, read: AVal, dest: AVal) -> bool:
+def _may_overlap(c: Compiling, read: AVal, dest: AVal) -> bool:
     if read is dest or (read.ptr is dest.ptr and read.strides == dest.strides and
                         read.dims == dest.dims):
         return False
