@@ -313,3 +313,45 @@ def comprehension_of_arrays(X):
 def test_unsupported_comprehensions_are_clean_errors():
     with pytest.raises(FrontendError, match="comprehension of arrays"):
         ez.jit(comprehension_of_arrays)(M)
+
+
+# --- np.squeeze, np.expand_dims -------------------------------------------------------------
+
+
+def squeeze_column(X):
+    col = np.sum(X, axis=1, keepdims=True)
+    return np.sum(np.squeeze(col, axis=1) * X[:, 0]) + np.sum(col.squeeze(1))
+
+
+def expand_then_broadcast(x):
+    return np.sum(np.expand_dims(x, 0) * np.expand_dims(x, axis=1))
+
+
+def squeeze_wrong_axis(X):
+    return np.sum(np.squeeze(X, axis=0))
+
+
+def squeeze_without_axis(X):
+    return np.sum(np.squeeze(X))
+
+
+def test_squeeze_and_expand_dims():
+    for f, args in ((squeeze_column, (M,)), (expand_then_broadcast, (V,))):
+        _same(f, *args)
+        check_grad(f, *args, reference=_jax(f))
+    with pytest.raises(ValueError, match="shapes do not match"):
+        ez.jit(squeeze_wrong_axis)(M)
+    with pytest.raises(FrontendError, match="squeeze without axis"):
+        ez.jit(squeeze_without_axis)(M)
+
+
+def positional_dtypes(x):
+    a = np.zeros(3, float)
+    b = np.ones((2, 2), np.float32)
+    c = np.full(3, 2, np.float64)
+    return np.sum(a + x[:3]) + np.sum(b) + np.sum(c * x[:3])
+
+
+def test_constructor_dtype_given_positionally():
+    _same(positional_dtypes, V)
+    check_grad(positional_dtypes, V, reference=_jax(positional_dtypes))

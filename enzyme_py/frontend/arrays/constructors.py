@@ -117,6 +117,7 @@ def _filled_type(kind: str) -> Any:
     full = kind == "full"
 
     def rule(call: TypeCall) -> FType | None:
+        _dtype_positional(call, 2 if full else 1)  # np.zeros(3, float)
         call.only("shape", "dtype", *(("fill_value",) if full else ()))
         check_positional(call, 2 if full else 1, f"np.{kind}")
         shape = arg_node(call, 0, "shape")
@@ -132,6 +133,18 @@ def _filled_type(kind: str) -> Any:
         return Array(elem, ndim)
 
     return rule
+
+
+def _dtype_positional(call: TypeCall, k: int) -> None:
+    """A dtype given positionally (argument k, after the shape and the fill value) is read
+    as `dtype=`."""
+    if len(call.arg_nodes) == k + 1 and "dtype" not in call.keywords:
+        node = call.arg_nodes[k]
+        if call.typer.is_dtype(node) or isinstance(node, ast.Constant) and \
+                isinstance(node.value, str):
+            call.keywords["dtype"] = node
+            del call.arg_nodes[k]
+            del call.args[k]
 
 
 def _fill_type(call: TypeCall, k: int) -> Scalar | None:

@@ -383,3 +383,93 @@ def _sum(call: EmitCall) -> Any:
     if isinstance(start.v, ConstantInt) and start.v.value == 0 and start_node is None:
         return total
     return c.binop(ast.Add(), start, total, call.node)
+
+
+# --- np.squeeze, np.expand_dims -------------------------------------------------------------
+
+
+def _axis_list(call: TypeCall | EmitCall, ndim: int, name: str) -> list[int] | None:
+    """The constant `axis` argument (an int or a tuple), normalized for rank `ndim`."""
+    node = call.keywords.get("axis", call.arg_nodes[1] if len(call.arg_nodes) > 1 else None)
+    if node is None:
+        return None
+    value = call.constant(node)
+    items = value if isinstance(value, tuple) else (value,)
+    out = []
+    for a in items:
+        if not isinstance(a, int) or isinstance(a, bool) or not -ndim <= a < ndim:
+            src = call.typer.src if isinstance(call, TypeCall) else call.c.src
+            raise src.error(node, f"{name}: axis {a!r} is out of bounds for {ndim} dimensions")
+        out.append(a % ndim)
+    return sorted(set(out))
+
+
+def _squeeze_type(call: TypeCall) -> FType | None:
+    call.only("axis")
+    t = _one_array(call, "squeeze")
+    if t is None:
+        return None
+    axes = _axis_list(call, t.ndim, "squeeze")
+    if axes is None:
+        raise call.error("np.squeeze without axis= is not supported: which extents are 1 is "
+                         "known only at run time", "np.squeeze(x, axis=k), x[:, 0], "
+                         "x.reshape(...)")
+    rank = t.ndim - len(axes)
+    return Array(t.elem, rank) if rank else t.elem
+
+
+@array_function(np.squeeze, type_rule=_squeeze_type, method="squeeze", view=True)
+def _squeeze(call: EmitCall) -> Any:
+    from enzyme_py.frontend.values import AVal
+    from enzyme_py.ir import types as T
+
+    c = call.c
+    v = c.view(call.args[0], call.node)
+    axes = _axis_list(call, v.type.ndim, "squeeze")
+    assert axes is not None
+    one = ConstantInt(T.I64, 1)
+    for k in axes:  # NumPy: "cannot select an axis to squeeze out which has size not one"
+        d = v.dims[k]
+        if not (isinstance(d, ConstantInt) and d.value == 1):
+            c.check(c.b.icmp("eq", d, one), call.node, "shape mismatch", d, one, k)
+    keep = [k for k in range(v.type.ndim) if k not in axes]
+    if not keep:
+        return SVal(v.type.elem, c.b.load(v.type.elem.ir, v.ptr))
+    return AVal(Array(v.type.elem, len(keep)), v.ptr, [v.dims[k] for k in keep],
+                [v.strides[k] for k in keep], v.contiguous, v.root)
+
+
+def _expand_dims_type(call: TypeCall) -> FType | None:
+    call.only("axis")
+    t = _one_array(call, "expand_dims")
+    if t is None:
+        return None
+    if len(call.arg_nodes) < 2 and "axis" not in call.keywords:
+        raise call.error("np.expand_dims needs axis")
+    node = call.keywords.get("axis", call.arg_nodes[1] if len(call.arg_nodes) > 1 else None)
+    value = call.constant(node)  # type: ignore[arg-type]
+    count = len(value) if isinstance(value, tuple) else 1
+    return Array(t.elem, t.ndim + count)
+
+
+@array_function(np.expand_dims, type_rule=_expand_dims_type, view=True)
+def _expand_dims(call: EmitCall) -> Any:
+    from enzyme_py.frontend.values import AVal
+    from enzyme_py.ir import types as T
+
+    c = call.c
+    v = c.view(call.args[0], call.node)
+    assert isinstance(call.type, Array)
+    rank = call.type.ndim
+    new = _axis_list(call, rank, "expand_dims")
+    assert new is not None
+    dims, strides, it = [], [], 0
+    for k in range(rank):
+        if k in new:
+            dims.append(ConstantInt(T.I64, 1))
+            strides.append(ConstantInt(T.I64, 0))
+        else:
+            dims.append(v.dims[it])
+            strides.append(v.strides[it])
+            it += 1
+    return AVal(call.type, v.ptr, dims, strides, False, v.root)
