@@ -168,6 +168,8 @@ class ErrorRecord:
         if site.what == "reshape layout":
             raise ValueError(f"cannot reshape a non-contiguous view without copying (use "
                              f"np.reshape(x.copy(), ...))\n  at {where}")
+        if site.what == "empty stack":
+            raise ValueError(f"need at least one array to stack\n  at {where}")
         if site.what == "empty reduction":
             raise ValueError(f"zero-size array to reduction operation which has no identity"
                              f"\n  at {where}")

@@ -6,9 +6,14 @@ row); nothing is stored unless a consumer needs the whole array: `sum(...)` and 
 are one loop, `np.array([...])` fills a buffer. A filter (`if cond`) is allowed where the
 length does not matter: in `sum(...)`, a filtered-out element counts as 0.
 
-Invariants: one `for` clause; the element is a number (a comprehension of arrays is a clear
-error); `e` is evaluated exactly once per element, in order, and only when the filter holds,
-so it may index what the filter guards; temporaries `e` makes are freed after each element.
+A comprehension of arrays (`[X[i] * i for i in range(n)]`, `[np.tanh(row) for row in X]`)
+stacks them along a new first axis, as np.stack / np.array do: the first item gives the shape
+every item must have (a recorded `ValueError` otherwise, and for no item at all).
+
+Invariants: one `for` clause; a number element is evaluated exactly once per element, in
+order, and only when the filter holds, so it may index what the filter guards (an array
+element is evaluated for each of its elements read, and cannot be filtered); temporaries an
+element makes are freed right after it.
 """
 
 from __future__ import annotations
@@ -79,10 +84,11 @@ def element_type(typer: TypeContext, e: Comprehension, allow_filter: bool = Fals
     for cond in g.ifs:
         typer.expr_type(cond, lenient)
     t = typer.expr_type(e.elt, lenient)
+    if isinstance(t, Array) and g.ifs:
+        raise typer.src.error(g.ifs[0], "a filtered comprehension of arrays is not supported",
+                              "np.where(cond, e, 0) inside an unfiltered comprehension")
     if isinstance(t, Array):
-        raise typer.src.error(e.elt, "a comprehension of arrays is not supported",
-                              "np.stack([a, b, c]) of a list, or a loop writing rows into "
-                              "np.empty((n, m))")
+        return t.value
     if t is not None and not isinstance(t, Scalar):
         raise typer.src.error(e.elt, f"a comprehension of {t} is not supported")
     return t
@@ -92,6 +98,8 @@ def comprehension_type(typer: TypeContext, e: Comprehension, lenient: bool = Tru
     """The comprehension's array type (a filter is refused where the code is generated:
     only `sum(...)` accepts one)."""
     t = element_type(typer, e, True, lenient)
+    if isinstance(t, Array):  # arrays of one shape, stacked along a new first axis
+        return Array(t.elem, t.ndim + 1)
     return None if t is None else Array(t, 1)  # type: ignore[arg-type]
 
 
@@ -99,7 +107,10 @@ def lazy(c: Compiling, e: Comprehension, allow_filter: bool = False) -> L.Lazy:
     """The comprehension as a lazy 1-D array (filtered-out elements read as 0)."""
     g = _clause(c.src, e, allow_filter)
     assert isinstance(g.target, ast.Name)
-    elem = element_type(c.typer, e, allow_filter, lenient=False)
+    elem_t = element_type(c.typer, e, allow_filter, lenient=False)
+    if isinstance(elem_t, Array):
+        return _stacked(c, e, g, elem_t)
+    elem = elem_t
     assert isinstance(elem, Scalar)
     elem = I64 if elem == BOOL else elem
     target = g.target.id
@@ -140,6 +151,49 @@ def lazy(c: Compiling, e: Comprehension, allow_filter: bool = False) -> L.Lazy:
 
     del b
     return L.Lazy(Array(elem, 1), [count], element)
+
+
+def _binder(c: Compiling, g: ast.comprehension) -> tuple[Value, Any]:
+    """(the number of items, bind(k): the target bound to item k)."""
+    assert isinstance(g.target, ast.Name)
+    target = g.target.id
+    if _is_range(c.typer, g.iter):
+        assert isinstance(g.iter, ast.Call)
+        vals = [c.int_value(a) for a in g.iter.args]
+        one = ConstantInt(T.I64, 1)
+        start, stop, step = (ConstantInt(T.I64, 0), vals[0], one) if len(vals) == 1 else \
+            (vals[0], vals[1], vals[2] if len(vals) == 3 else one)
+        count = _range_length(c, start, stop, step, g.iter)
+        return count, lambda k: c.store_var(
+            target, SVal(I64, add_i64(c.b, start, mul_i64(c.b, k, step))), g)
+    arr = c.view(c.expr(g.iter), g.iter)
+    return arr.dims[0], lambda k: c.store_var(target, views.item(c, arr, k), g)
+
+
+def _stacked(c: Compiling, e: Comprehension, g: ast.comprehension, item: Array) -> L.Lazy:
+    """`[a_i for i in ...]` of arrays: element (k, j...) is item k's element j (np.stack's
+    layout). The first item, evaluated once, gives the shape every item must have; each
+    element evaluates its item anew (its temporaries freed right after)."""
+    count, bind = _binder(c, g)
+    zero = ConstantInt(T.I64, 0)
+    c.check(c.b.icmp("sgt", count, zero), e, "empty stack", count, zero, 0)
+    bind(zero)
+    first = L.as_lazy(c, c.expr(e.elt), e)
+    dims = list(first.dims)
+
+    def element(idx: list[Value]) -> Value:
+        bind(idx[0])
+        c.heap.begin_statement()
+        try:
+            it = L.as_lazy(c, c.expr(e.elt), e)
+            for k, (d, want) in enumerate(zip(it.dims, dims, strict=True)):
+                if not L.same_extent(d, want):
+                    c.check(c.b.icmp("eq", d, want), e.elt, "shape mismatch", d, want, k + 1)
+            return convert(c.b, SVal(it.type.elem, it.element(idx[1:])), item.elem).v
+        finally:
+            c.heap.end_statement()
+
+    return L.Lazy(Array(item.elem, item.ndim + 1), [count, *dims], element)
 
 
 def _evaluate(c: Compiling, e: ast.expr, elem: Scalar) -> Value:

@@ -1494,8 +1494,6 @@ def float32_affine(W, x):
 # --- the cases --------------------------------------------------------------------------------
 
 # reasons of the known gaps (features not built yet) and bugs, each a strict xfail
-ARRAY_COMPREHENSION = "a comprehension of arrays is not supported"
-
 _X = mat(3, 4, 1)
 _WIDE = mat(4, 6, 2)
 _F = np.asfortranarray(mat(3, 4, 3))
@@ -1661,7 +1659,7 @@ CASES: list[Case] = [
     Case(swap_arrays, (vec(4, 104), vec(4, 105)), argnums=(0, 1)),
     Case(list_comprehension_sum, (vec(5, 106),)),
     Case(comprehension_to_array, (vec(4, 107),)),
-    Case(comprehension_to_stack, (_X,), xfail=ARRAY_COMPREHENSION),
+    Case(comprehension_to_stack, (_X,)),
     Case(generator_sum, (_X,)),
     Case(builtin_sum_of_array, (vec(5, 108),)),
     Case(enumerate_rows, (_X,)),

@@ -306,13 +306,28 @@ def test_entry_defaults_and_keywords():
     np.testing.assert_allclose(ez.grad(keywords)(V, delta=0.2), ez.grad(keywords)(V, 0.2))
 
 
-def comprehension_of_arrays(X):
-    return np.sum(np.array([X[i] for i in range(2)]))
+def comprehension_of_arrays(X, w):
+    rows = np.array([np.tanh(row) * w for row in X])
+    return np.sum(np.stack([X[i] * (i + 1) for i in range(3)]) ** 2) + np.sum(rows * X)
 
 
-def test_unsupported_comprehensions_are_clean_errors():
-    with pytest.raises(FrontendError, match="comprehension of arrays"):
-        ez.jit(comprehension_of_arrays)(M)
+def comprehension_of_ragged(X):
+    return np.sum(np.stack([X[i, :i + 1] for i in range(3)]))
+
+
+def comprehension_of_nothing(X, n):
+    return np.sum(np.stack([X[i] for i in range(n)]))
+
+
+def test_comprehensions_of_arrays_stack():
+    w = np.linspace(-1.0, 1.0, M.shape[1])
+    _same(comprehension_of_arrays, M, w)
+    check_grad(comprehension_of_arrays, M, w, argnums=(0, 1),
+               reference=_jax(comprehension_of_arrays))
+    with pytest.raises(ValueError, match="shapes do not match"):
+        ez.jit(comprehension_of_ragged)(M)
+    with pytest.raises(ValueError, match="need at least one array"):
+        ez.jit(comprehension_of_nothing)(M, 0)
 
 
 # --- np.squeeze, np.expand_dims -------------------------------------------------------------

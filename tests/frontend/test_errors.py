@@ -26,7 +26,7 @@ def helper(x, scale):
 
 
 def list_comprehension(a):
-    ys = [a[i] * a for i in range(3)]
+    ys = [a[i] * a for i in range(3) if a[i] > 0.0]
     return 0.0
 
 
@@ -254,7 +254,7 @@ class Err:
 NO_HINT = "the error has no 'supported:' hint saying what is supported instead"
 
 CASES = [
-    Err(list_comprehension, (A,), "a[i] * a", r"comprehension of arrays"),
+    Err(list_comprehension, (A,), "a[i] > 0.0", r"filtered comprehension of arrays"),
     Err(index_scatter, (A,), "a[np.arange(2)]", r"integer index array \(a scatter\)"),
     Err(with_statement, (A,), "with a", r"'With' statements are not supported"),
     Err(try_statement, (1.0,), "try", r"'Try' statements are not supported"),

@@ -85,6 +85,13 @@ def _join_type(name: str, new_axis: bool) -> Any:
     def rule(call: TypeCall) -> FType | None:
         call.only("axis", "dtype")
         check_positional(call, 2, name)
+        first = call.args[0] if call.args else None
+        if new_axis and isinstance(first, Array):  # np.stack(array): its items are its rows
+            if _axis(call, first.ndim) != 0:
+                raise call.error(f"{name} of one array along axis != 0 is not supported",
+                                 "np.stack([...]) of a list, or np.moveaxis")
+            elem = dtype_of(call, first.elem)
+            return None if elem is None else Array(elem, first.ndim)
         parts = _parts_type(call, name)
         if parts is None or any(p is None for p in parts):
             return None
@@ -156,6 +163,8 @@ def _concatenate(call: EmitCall) -> Any:
 def _stack_call(call: EmitCall) -> Any:
     assert isinstance(call.type, Array)
     c = call.c
+    if not isinstance(call.args[0], list):  # one array (a comprehension of arrays): a copy
+        return L.copy(c, L.converted(c, L.as_lazy(c, call.args[0]), call.type.elem), call.node)
     return stack(c, _parts(call), _axis(call, call.type.ndim), call.type.elem, call.node)
 
 
