@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from enzyme_py.ad import names
 from enzyme_py.ad.calls import split_invoke_edges
 from enzyme_py.ad.float_memory import rewrite_float_copies
+from enzyme_py.ad.forward_ops import forward_instruction, prepare_returned_shadows
+from enzyme_py.ad.forward_state import Lanes
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.analysis.activity import Activity, analyze_activity, carries_float
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
@@ -52,7 +54,6 @@ from enzyme_py.ir.printer import Slots
 from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value, zero
 from enzyme_py.ir.verifier import verify_function
 
-Lanes = tuple[Value, ...]  # one tangent per direction
 FORWARD_ACTIVITIES = ("const", "dup", "dupnoneed")
 
 
@@ -224,7 +225,6 @@ class ForwardTransform:
         self.tangents: dict[Value, Lanes] = dict(self.arg_tangents)
         self.pending_calls: list[tuple[I.Call, Function, T.FunctionType, list[Value]]] = []
         self.returned_shadow_slots: dict[I.Call, Value] = {}
-        from enzyme_py.ad.forward_ops import prepare_returned_shadows
 
         prepare_returned_shadows(self)
         self._sweep()
@@ -410,7 +410,6 @@ class ForwardTransform:
     # --- the sweep --------------------------------------------------------------------------
 
     def _sweep(self) -> None:
-        from enzyme_py.ad.forward_ops import forward_instruction
 
         rpo = dominators(self.work).rpo
         reachable = set(rpo)

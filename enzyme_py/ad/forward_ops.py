@@ -12,9 +12,8 @@ may insert code earlier in the same block).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from enzyme_py.ad import names
+from enzyme_py.ad.forward_state import ForwardState
 from enzyme_py.ad.reverse_ops import MEMORY_FUNCTIONS, RULE_FILES, diff_operands
 from enzyme_py.analysis import memory
 from enzyme_py.analysis.activity import carries_float
@@ -30,9 +29,6 @@ from enzyme_py.rules.inactive import is_known_inactive
 from enzyme_py.rules.mathcalls import MathContextMixin
 from enzyme_py.rules.registry import Linear, lookup, rule_key
 
-if TYPE_CHECKING:
-    from enzyme_py.ad.forward import ForwardTransform
-
 # `analysis.memory` names the deallocation functions (the plain C/C++ ones until it does).
 DEALLOCATION_FUNCTIONS: frozenset[str] = getattr(
     memory, "DEALLOCATION_FUNCTIONS", frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"}))
@@ -45,7 +41,7 @@ class ForwardContext(MathContextMixin):
     `cos(x)` should be computed once, not k times).
     """
 
-    def __init__(self, tr: ForwardTransform, inst: I.Instruction) -> None:
+    def __init__(self, tr: ForwardState, inst: I.Instruction) -> None:
         self.tr = tr
         self.inst = inst
         self.builder: Builder = tr.b
@@ -67,7 +63,7 @@ class ForwardContext(MathContextMixin):
         return got
 
 
-def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
+def forward_instruction(tr: ForwardState, inst: I.Instruction) -> None:
     if isinstance(inst, I.Invoke):
         _invoke(tr, inst)
         return
@@ -102,7 +98,7 @@ def forward_instruction(tr: ForwardTransform, inst: I.Instruction) -> None:
         _by_rule(tr, inst)
 
 
-def _invoke(tr: ForwardTransform, inst: I.Invoke) -> None:
+def _invoke(tr: ForwardState, inst: I.Invoke) -> None:
     """An `invoke` (a call that may throw) needs no tangent code when it neither returns an
     active value nor sees active memory; tangent code after one is not supported yet."""
     name = inst.callee_name or ""
@@ -120,7 +116,7 @@ def _invoke(tr: ForwardTransform, inst: I.Invoke) -> None:
                              "supported in forward mode yet")
 
 
-def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
+def _call_needs_no_rule(tr: ForwardState, call: I.Call, name: str) -> bool:
     """True when the call needs no tangent code; raises for calls we cannot handle
     (the messages of reverse mode)."""
     if name and (is_known_inactive(name) or name in tr.registrations.inactive):
@@ -157,7 +153,7 @@ def _call_needs_no_rule(tr: ForwardTransform, call: I.Call, name: str) -> bool:
 # --- rules -------------------------------------------------------------------------------------
 
 
-def _by_rule(tr: ForwardTransform, inst: I.Instruction) -> None:
+def _by_rule(tr: ForwardState, inst: I.Instruction) -> None:
     key = rule_key(inst)
     rule = lookup(key) if key else None
     if rule is None:
@@ -187,7 +183,7 @@ def _by_rule(tr: ForwardTransform, inst: I.Instruction) -> None:
     tr.set_tangent(inst, tuple(lanes))
 
 
-def _structural(tr: ForwardTransform, inst: I.Instruction) -> None:
+def _structural(tr: ForwardState, inst: I.Instruction) -> None:
     """The same instruction on the tangents (indices, masks and conditions stay primal)."""
     ops = inst.operands
     float_ops = _tangent_operands(inst)
@@ -222,7 +218,7 @@ def _tangent_operands(inst: I.Instruction) -> list[int]:
 # --- memory ------------------------------------------------------------------------------------
 
 
-def _load(tr: ForwardTransform, inst: I.Load) -> None:
+def _load(tr: ForwardState, inst: I.Load) -> None:
     shadows = tr.shadows(inst.pointer)
     b = tr.b.position_after_def(inst)
     lanes = []
@@ -233,7 +229,7 @@ def _load(tr: ForwardTransform, inst: I.Load) -> None:
     tr.set_tangent(inst, tuple(lanes))
 
 
-def _store(tr: ForwardTransform, inst: I.Store) -> None:
+def _store(tr: ForwardState, inst: I.Store) -> None:
     value, ptr = inst.operands
     if value.type.is_pointer and tr.activity.touches_shadow(ptr):
         _store_pointer(tr, inst)
@@ -254,7 +250,7 @@ def _store(tr: ForwardTransform, inst: I.Store) -> None:
         s.flags = inst.flags
 
 
-def _store_pointer(tr: ForwardTransform, inst: I.Store) -> None:
+def _store_pointer(tr: ForwardState, inst: I.Store) -> None:
     """A pointer stored into shadowed memory: its shadow goes to the same place in the
     shadow, so that loading it back finds the shadow of what it points to."""
     value, ptr = inst.operands
@@ -272,7 +268,7 @@ def _store_pointer(tr: ForwardTransform, inst: I.Store) -> None:
         b.store(v, sp, inst.align)
 
 
-def _memory_call(tr: ForwardTransform, call: I.Call, name: str) -> None:
+def _memory_call(tr: ForwardState, call: I.Call, name: str) -> None:
     """memcpy/memmove/memset into shadowed memory: the same on the shadows (a copy from
     memory without a shadow, or a memset, leaves zero tangents)."""
     dst, src = call.args[0], call.args[1]
@@ -298,7 +294,7 @@ def _memory_call(tr: ForwardTransform, call: I.Call, name: str) -> None:
 MASKED_MEMORY = ("llvm.masked.load.", "llvm.masked.store.")
 
 
-def _masked_memory(tr: ForwardTransform, call: I.Call, name: str) -> None:
+def _masked_memory(tr: ForwardState, call: I.Call, name: str) -> None:
     """Masked vector loads and stores (the loop vectorizer's tail handling): the same
     intrinsic on the shadows, with the same mask; a masked load's pass-through lanes take the
     pass-through operand's tangent."""
@@ -324,7 +320,7 @@ def _masked_memory(tr: ForwardTransform, call: I.Call, name: str) -> None:
         tr.set_tangent(call, tuple(lanes))
 
 
-def _free(tr: ForwardTransform, call: I.Call) -> None:
+def _free(tr: ForwardState, call: I.Call) -> None:
     """Freeing shadowed heap memory frees its shadow too: memory allocated here or returned
     by a callee's derivative (its shadow is the `calloc` made for it), or reached through a
     pointer loaded from shadowed memory (its shadow is the pointer at the same place in the
@@ -349,7 +345,7 @@ def _free(tr: ForwardTransform, call: I.Call) -> None:
 # --- calls to functions of the module ----------------------------------------------------------
 
 
-def _custom_call(tr: ForwardTransform, call: I.Call, rule) -> None:
+def _custom_call(tr: ForwardState, call: I.Call, rule) -> None:
     """A registered forward rule (`__enzyme_register_derivative_NAME`): call it with each
     float argument's tangent and each `dup` pointer's shadow after the argument, and take
     `{primal, tangent}` from its result. A Python rule takes them after every float and pointer
@@ -388,7 +384,7 @@ def _custom_call(tr: ForwardTransform, call: I.Call, rule) -> None:
         call.parent.remove(call)
 
 
-def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
+def _defined_call(tr: ForwardState, call: I.Call, g: Function) -> None:
     """A call LLVM could not inline (recursion): call `g`'s own forward derivative, with the
     shadows of pointer arguments into active memory and the tangents of active floats."""
     returns_shadowed = call.type.is_pointer and tr.activity.touches_shadow(call)
@@ -444,7 +440,7 @@ def _defined_call(tr: ForwardTransform, call: I.Call, g: Function) -> None:
     call.parent.remove(call)
 
 
-def prepare_returned_shadows(tr: ForwardTransform) -> None:
+def prepare_returned_shadows(tr: ForwardState) -> None:
     """Before the sweep: the shadows of pointers returned by defined callees exist before
     anything asks for them (a loop phi's shadow may lead to a call later in the loop)."""
     for inst in list(tr.work.instructions()):
@@ -455,7 +451,7 @@ def prepare_returned_shadows(tr: ForwardTransform) -> None:
             tr.returned_shadow_slots[inst] = _returned_shadow_slot(tr, inst)
 
 
-def _returned_shadow_slot(tr: ForwardTransform, call: I.Call) -> Value:
+def _returned_shadow_slot(tr: ForwardState, call: I.Call) -> Value:
     """A callee returning memory this function differentiates through: its derivative returns
     the pointer and writes the memory's shadows (one per direction) to a slot, read back after
     the call as the call's shadows."""
@@ -471,7 +467,7 @@ def _returned_shadow_slot(tr: ForwardTransform, call: I.Call) -> Value:
     return slot
 
 
-def _check_returned_pointer(tr: ForwardTransform, call: I.Call, g: Function) -> None:
+def _check_returned_pointer(tr: ForwardState, call: I.Call, g: Function) -> None:
     """A pointer returned by a call that could not be inlined leads to memory the activity
     analysis cannot name, so the tangents of what `g` stored there would read as zero. When
     `g` sees active data and the pointer is used for more than freeing or comparing, that

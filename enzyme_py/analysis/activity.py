@@ -27,23 +27,12 @@ from enzyme_py.analysis.memory import (
     underlying,
 )
 from enzyme_py.ir import instructions as I
-from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
+from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Argument, Value
 
 ACTIVITIES = ("const", "dup", "dupnoneed", "out")
-
-
-def carries_float(t: T.Type) -> bool:
-    """Types whose values can carry a derivative."""
-    if t.is_fp_or_fp_vector:
-        return True
-    if isinstance(t, T.ArrayType):
-        return carries_float(t.element)
-    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
-        return any(carries_float(e) for e in T.struct_elements(t))
-    return False
 
 
 def _mem_call_kind(inst: I.Instruction) -> str | None:

@@ -67,7 +67,7 @@ def globals_shared_with_callees(fn: Function,
 
 def _may_hold_floats(t: T.Type) -> bool:
     """Float data, or pointers that may lead to some (not counters and flags)."""
-    from enzyme_py.analysis.activity import carries_float
+    from enzyme_py.ir.types import carries_float
 
     if t.is_pointer or carries_float(t):
         return True

@@ -271,3 +271,14 @@ def element_type_at(t: Type, index: int) -> Type:
     if isinstance(t, (ArrayType, VectorType)):
         return t.element
     return struct_elements(t)[index]
+
+
+def carries_float(t: Type) -> bool:
+    """Types whose values can carry a derivative (float data, in aggregates too)."""
+    if t.is_fp_or_fp_vector:
+        return True
+    if isinstance(t, ArrayType):
+        return carries_float(t.element)
+    if isinstance(t, (StructType, IdentifiedStructType)):
+        return any(carries_float(e) for e in struct_elements(t))
+    return False
