@@ -143,42 +143,36 @@ class ErrorRecord:
         w[0] = 0
         site = self.sites[site_id - 1]
         where = f"{site.filename}:{site.line}: {site.source}"
-        if site.what == "index":
-            raise IndexError(f"index {index} is out of bounds for axis {site.axis} with size "
-                             f"{extent}\n  at {where}")
-        if site.what == "integer division by zero":
-            raise ZeroDivisionError(f"integer division or modulo by zero\n  at {where}")
-        if site.what == "matching inner dimensions":
-            raise ValueError(f"matrix dimensions do not match: inner sizes {index} and "
-                             f"{extent}\n  at {where}")
-        if site.what == "array size":
-            if index < 0:
-                raise ValueError(f"negative array size {index}\n  at {where}")
-            raise MemoryError(f"array of {index} elements is too large\n  at {where}")
-        if site.what == "allocation":
-            raise MemoryError(f"cannot allocate {index} bytes\n  at {where}")
-        if site.what == "broadcast":
-            raise ValueError(f"operands could not be broadcast together: extents {index} and "
-                             f"{extent} on axis -{site.axis + 1}\n  at {where}")
-        if site.what == "slice step":
-            raise ValueError(f"slice step cannot be zero\n  at {where}")
-        if site.what == "reshape size":
-            raise ValueError(f"cannot reshape an array of size {index} into a shape of size "
-                             f"{extent}\n  at {where}")
-        if site.what == "reshape layout":
-            raise ValueError(f"cannot reshape a non-contiguous view without copying (use "
-                             f"np.reshape(x.copy(), ...))\n  at {where}")
-        if site.what == "empty stack":
-            raise ValueError(f"need at least one array to stack\n  at {where}")
-        if site.what == "empty reduction":
-            raise ValueError(f"zero-size array to reduction operation which has no identity"
-                             f"\n  at {where}")
-        if site.what == "shape mismatch":
-            raise ValueError(f"shapes do not match: extents {index} and {extent} on axis "
-                             f"{site.axis}\n  at {where}")
-        if site.what == "range step":
-            raise ValueError(f"range() arg 3 must not be zero\n  at {where}")
-        raise RuntimeError(f"{site.what} failed ({index}, {extent})\n  at {where}")
+        kind, text = _FAILURES.get(site.what, (RuntimeError, "{what} failed ({i}, {e})"))
+        if site.what == "array size" and index >= 0:
+            kind, text = MemoryError, "array of {i} elements is too large"
+        raise kind(text.format(i=index, e=extent, axis=site.axis, axis1=site.axis + 1,
+                               what=site.what) +
+                   f"\n  at {where}")
+
+
+# What a failed check of each kind (`FunctionCompiler.check`'s `what`) raises: the exception
+# and its message, from the recorded index `i`, extent `e` and the site's axis.
+_FAILURES: dict[str, tuple[type[Exception], str]] = {
+    "index": (IndexError, "index {i} is out of bounds for axis {axis} with size {e}"),
+    "integer division by zero": (ZeroDivisionError, "integer division or modulo by zero"),
+    "matching inner dimensions": (ValueError, "matrix dimensions do not match: inner sizes "
+                                              "{i} and {e}"),
+    "array size": (ValueError, "negative array size {i}"),
+    "allocation": (MemoryError, "cannot allocate {i} bytes"),
+    "broadcast": (ValueError, "operands could not be broadcast together: extents {i} and {e} "
+                              "on axis -{axis1}"),
+    "slice step": (ValueError, "slice step cannot be zero"),
+    "reshape size": (ValueError, "cannot reshape an array of size {i} into a shape of size "
+                                 "{e}"),
+    "reshape layout": (ValueError, "cannot reshape a non-contiguous view without copying "
+                                   "(use np.reshape(x.copy(), ...))"),
+    "empty stack": (ValueError, "need at least one array to stack"),
+    "empty reduction": (ValueError, "zero-size array to reduction operation which has no "
+                                    "identity"),
+    "shape mismatch": (ValueError, "shapes do not match: extents {i} and {e} on axis {axis}"),
+    "range step": (ValueError, "range() arg 3 must not be zero"),
+}
 
 
 def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:

@@ -254,12 +254,13 @@ for _obj, _kind in _KINDS.items():
 # --- np.argmax / np.argmin ------------------------------------------------------------------
 
 
-def _arg_axis(call: TypeCall | EmitCall, ndim: int) -> int | None:
+def single_axis(call: TypeCall | EmitCall, ndim: int, what: str) -> int | None:
+    """The one `axis` (keyword or second positional) of a call taking an int or None."""
     node = call.keywords.get("axis", call.arg_nodes[1] if len(call.arg_nodes) > 1 else None)
     if node is None or call.constant(node) is None:
         return None
     if isinstance(call.constant(node), tuple):
-        raise error(call, "argmax/argmin take one axis (an integer) or None", node)
+        raise error(call, f"{what} one axis (an integer) or None", node)
     return normalize_axes(call, ndim, node)[0]
 
 
@@ -275,7 +276,7 @@ def _arg_type_rule(kind: str) -> Any:
             return None
         if not isinstance(t, Array):
             raise call.error(f"{name} needs an array, got {t}")
-        axis = _arg_axis(call, t.ndim)
+        axis = single_axis(call, t.ndim, "argmax/argmin take")
         _, keepdims = _options(call)
         rank = t.ndim if keepdims else (0 if axis is None else t.ndim - 1)
         return I64 if rank == 0 else Array(I64, rank)
@@ -351,7 +352,8 @@ def _arg_emitter(kind: str) -> Any:
     def emit(call: EmitCall) -> Any:
         v = call.args[0]
         _, keepdims = _options(call)
-        return arg_reduce(call.c, kind, v, _arg_axis(call, v.type.ndim), keepdims, call.node)
+        axis = single_axis(call, v.type.ndim, "argmax/argmin take")
+        return arg_reduce(call.c, kind, v, axis, keepdims, call.node)
 
     return emit
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import loops
-from enzyme_py.frontend.arrays.reductions import error, normalize_axes
+from enzyme_py.frontend.arrays.reductions import single_axis
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.ftypes import I64, Array, FType, Scalar
 from enzyme_py.frontend.values import SVal, const, convert
@@ -30,15 +30,6 @@ from enzyme_py.ir.values import ConstantInt, Value
 
 def _elem(t: Scalar) -> Scalar:
     return t if t.is_float else I64
-
-
-def _axis(call: TypeCall | EmitCall, ndim: int) -> int | None:
-    node = call.keywords.get("axis", call.arg_nodes[1] if len(call.arg_nodes) > 1 else None)
-    if node is None or call.constant(node) is None:
-        return None
-    if isinstance(call.constant(node), tuple):
-        raise error(call, "a scan takes one axis (an integer) or None", node)
-    return normalize_axes(call, ndim, node)[0]
 
 
 def _type_rule(name: str) -> Any:
@@ -52,7 +43,7 @@ def _type_rule(name: str) -> Any:
             return None
         if not isinstance(t, Array):
             raise call.error(f"np.{name} needs an array, got {t}")
-        axis = _axis(call, t.ndim)
+        axis = single_axis(call, t.ndim, "a scan takes")
         return Array(_elem(t.elem), 1 if axis is None else t.ndim)
 
     return rule
@@ -107,7 +98,7 @@ def scan(c: Any, kind: str, v: Any, axis: int | None, node: ast.AST) -> Any:
 def _emitter(kind: str) -> Any:
     def emit(call: EmitCall) -> Any:
         v = call.args[0]
-        return scan(call.c, kind, v, _axis(call, v.type.ndim), call.node)
+        return scan(call.c, kind, v, single_axis(call, v.type.ndim, "a scan takes"), call.node)
 
     return emit
 
