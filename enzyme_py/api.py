@@ -155,7 +155,7 @@ class JitFunction:
             jm = backend.compile_ir(str(module), opt_level=self.options.opt_level)
             native = jm.function(compiled.function.name or "")
             stub = make_stub(native, types, compiled.return_type, error_record(jm, session),
-                             not alias, self.params, self.pyfunc.__name__)
+                             not alias)
             spec = _Primal(compiled, module, stub)
             self._cache[(key, alias)] = spec
             if not alias:
@@ -509,7 +509,7 @@ class GradFunction:
         g = self._grads.get(args, active, self.with_value, require_scalar=True)
         if not self.with_value:
             alias = len(args) > 1 and overlapping_arrays(args)
-            stub = make_grad_stub(g, nums, isinstance(self.argnums, int), not alias, name)
+            stub = make_grad_stub(g, nums, isinstance(self.argnums, int), not alias)
             if stub is not None and not alias:
                 self._stubs[tuple(map(arg_key, args))] = stub
         _scalar_return(g, name)

@@ -208,11 +208,11 @@ class _Overlap(Exception):
 
 
 def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorRecord | None,
-              noalias: bool, params: Sequence[str], fname: str) -> Any:
+              noalias: bool) -> Any:
     """A Python function calling `native` with as little work per call as possible.
 
-    The caller has already matched dtype and rank (the specialization key); the stub checks
-    what the key cannot: contiguity, and (for a `noalias` build) that arrays do not overlap —
+    The caller has already matched dtype, rank and contiguity (the specialization key); the
+    stub checks what the key cannot: for a `noalias` build, that arrays do not overlap —
     raising `_Overlap` so the caller can switch to a build without `noalias`.
     """
     from enzyme_py.backend import _DATA_OFFSET
@@ -228,7 +228,6 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
         a = names[k]
         if isinstance(t, Array):
             arrays.append(k)
-            lines.append(f"    if not {a}.flags.c_contiguous: bad({k}, {a})")
             lines.append(f"    p{k} = read(id({a}) + OFF).value")
             call.append(f"p{k}")
             if t.ndim == 1:
@@ -252,16 +251,12 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
     else:
         lines.append("    return None")
 
-    def bad(k: int, a: Any) -> None:
-        raise CallError(f"{fname}(): argument {k} ('{params[k]}') is not C-contiguous; pass "
-                        "np.ascontiguousarray(...) (results written into it would otherwise "
-                        "be lost)")
 
     # `keep` holds the NativeFunction (and through it the JIT library): without it the native
     # code could be unloaded while the stub still calls it.
     env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
            "cfunc": native._cfunc,
-           "bad": bad, "Overlap": _Overlap, "errors": errors,
+           "Overlap": _Overlap, "errors": errors,
            "err": errors._words if errors is not None else None}
     exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
     return env["stub"]
@@ -282,8 +277,7 @@ def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
     return stub
 
 
-def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool,
-                   fname: str) -> Any | None:
+def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -> Any | None:
     """A generated caller for `grad(f)` (the common case: gradients only, at most one `out`
     scalar, no struct result); None when the gradient needs the general path."""
     from enzyme_py.backend import _DATA_OFFSET
@@ -301,7 +295,6 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool,
         a = names[k]
         if isinstance(t, Array):
             arrays.append(k)
-            lines.append(f"    if not {a}.flags.c_contiguous: bad({k})")
             lines.append(f"    p{k} = read(id({a}) + OFF).value")
             call.append(f"p{k}")
             if act == "dup":
@@ -325,12 +318,9 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool,
     results = ["r" if i in outs else f"s{i}" for i in nums]
     lines.append(f"    return {results[0]}" if single else f"    return ({', '.join(results)},)")
 
-    def bad(k: int) -> None:
-        raise CallError(f"{fname}(): argument {k} is not C-contiguous; pass "
-                        "np.ascontiguousarray(...)")
 
     env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
-           "cfunc": native._cfunc, "bad": bad, "Overlap": _Overlap, "errors": g.errors,
+           "cfunc": native._cfunc, "Overlap": _Overlap, "errors": g.errors,
            "err": g.errors._words if g.errors is not None else None,
            "zeros_like": np.zeros_like}
     exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
