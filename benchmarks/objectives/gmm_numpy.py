@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from benchmarks.objectives.gmm import PI, Size, make_args, sizes
+from benchmarks.objectives.gmm import _log_gamma_distrib_half as log_gamma_distrib_half
 from benchmarks.objectives.same_source import with_jax_numpy
 
 NAME = "gmm_numpy"
@@ -59,28 +60,6 @@ def _jax_lower_factors(icf, d, k):
         ls = ls.at[:, i + 1:, i].set(icf[:, li:li + nel])
         li += nel
     return ls
-
-
-def lgamma_half(h):
-    """lgamma(h / 2) for an integer h >= 1, by lgamma(a + 1) = lgamma(a) + log a."""
-    if h % 2 == 0:
-        out = 0.0
-        a = 1.0
-    else:
-        out = 0.5 * math.log(math.pi)
-        a = 0.5
-    for _ in range((h - 1) // 2):
-        out += math.log(a)
-        a += 1.0
-    return out
-
-
-def log_gamma_distrib_half(nw, p):
-    """ADBench's log_gamma_distrib(nw / 2, p): the log multivariate gamma function."""
-    out = 0.25 * p * (p - 1) * math.log(PI)
-    for j in range(1, p + 1):
-        out += lgamma_half(nw + 1 - j)
-    return out
 
 
 def primal(alphas, means, icf, x, gamma, m, d, k, n):
