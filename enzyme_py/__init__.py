@@ -19,17 +19,27 @@ from enzyme_py.api import (
     value_and_grad,
     vjp,
 )
-from enzyme_py.api_forward import hessian, hvp, jacfwd, jacrev, jvp
+from enzyme_py.api_jacobians import hessian, hvp, jacfwd, jacrev, jvp, linearize
 from enzyme_py.custom import custom_jvp, custom_vjp
-from enzyme_py.errors import BackendError, CallError, EnzymePyError, ParseError, VerifyError
+from enzyme_py.errors import (
+    ArgnumsError,
+    ArgumentValueError,
+    BackendError,
+    CallError,
+    EnzymePyError,
+    NotDifferentiableError,
+    ParseError,
+    VerifyError,
+)
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.ir import parse
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Active", "BackendError", "CallError", "Const", "Duplicated", "DuplicatedNoNeed",
-    "EnzymePyError", "FrontendError", "ParseError", "VerifyError", "__version__", "autodiff",
+    "Active", "ArgnumsError", "ArgumentValueError", "BackendError", "CallError", "Const",
+    "Duplicated", "DuplicatedNoNeed", "EnzymePyError", "FrontendError", "NotDifferentiableError",
+    "ParseError", "VerifyError", "__version__", "autodiff",
     "custom_jvp", "custom_vjp", "grad", "hessian", "hvp", "inactive", "jacfwd", "jacrev", "jit",
-    "jvp", "parse", "show", "value_and_grad", "vjp",
+    "jvp", "linearize", "parse", "show", "value_and_grad", "vjp",
 ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -36,25 +36,35 @@ from enzyme_py.array_results import (
     carries_arrays,
     result_items,
     slot_activities,
-    slot_types,
 )
 from enzyme_py.backend import _DATA_OFFSET, _data_pointer
+from enzyme_py.caches import FunctionCache
 from enzyme_py.calling import (
     ErrorRecord,
     _Overlap,
     arg_key,
     arg_types,
+    checked_int,
     convert_result,
     error_record,
     make_grad_stub,
     make_stub,
     overlapping_arrays,
+    reject_read_only_writes,
 )
-from enzyme_py.errors import CallError, EnzymePyError
+from enzyme_py.errors import (
+    ArgnumsError,
+    ArgumentValueError,
+    CallError,
+    EnzymePyError,
+    NotDifferentiableError,
+)
 from enzyme_py.frontend import Array, Compiled, FType, Scalar, Tuple, compile_python
-from enzyme_py.frontend.ftypes import NONE, abi_extents
+from enzyme_py.frontend.ftypes import NONE, Tree, abi_extents, tree_leaves
 from enzyme_py.ir import Function, Module
+from enzyme_py.ir import parse as parse_module
 from enzyme_py.passes import OptLevel
+from enzyme_py.pytree import Flattened, Node, flatten_all, flattened, is_container, node_of_type
 
 __all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "autodiff", "grad",
            "inactive", "jit", "show", "value_and_grad", "vjp"]
@@ -66,6 +76,18 @@ class Options:
 
     bounds_check: bool = True
     opt_level: int = 2
+    # "numpy": math functions and float division give IEEE results (nan, inf), unchecked;
+    # "python": math.* domain errors and float division by zero raise as in Python
+    errors: str = "numpy"
+
+    def __post_init__(self) -> None:
+        if self.errors not in ("numpy", "python"):
+            raise ArgumentValueError(f"errors must be 'numpy' or 'python', not "
+                                     f"{self.errors!r}")
+
+    @property
+    def python_errors(self) -> bool:
+        return self.errors == "python"
 
 
 # --- primal compilation -------------------------------------------------------------------------
@@ -79,8 +101,30 @@ class _Primal:
 
 
 def _params(f: Callable) -> list[str]:
+    if isinstance(f, Flattened):
+        return f.params
     code = getattr(f, "__code__", None)
     return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def _flattened(f: Callable, args: Sequence[Any]) -> tuple[Flattened, list[Any]]:
+    """`f` as a function of the leaves of `args` (pytrees), and those leaves."""
+    leaves, trees = flatten_all(args)
+    return flattened(f, trees, _params(f)), leaves
+
+
+# the structure of results that are trees, per function and leaf types, built so far
+_RESULT_NODES = FunctionCache()
+
+
+def result_node(f: Callable, types: tuple[FType, ...]) -> Node | None:
+    """The structure of `f`'s result for these argument types when it is a tree (the
+    compiled code returns its leaves as a flat tuple), else None. Valid after `_build`."""
+    return _RESULT_NODES.get(f, _node_key(types))
+
+
+def _node_key(types: tuple[FType, ...]) -> tuple[FType, ...]:
+    return tuple(t.value if isinstance(t, Array) else t for t in types)
 
 
 def _complete(f: Callable, args: tuple, kwargs: dict) -> tuple:
@@ -114,8 +158,20 @@ def optimize_before_ad(module: Module, opt_level: int) -> Module:
 
 
 def _build(f: Callable, types: tuple[FType, ...], options: Options, noalias: bool):
-    module, compiled, session = compile_python(f, types, bounds_check=options.bounds_check,
-                                               noalias=noalias)
+    """`f` compiled for `types` into a fresh module. A `Flattened` f is compiled with its
+    arguments' tree types (its IR takes the leaves); a result that is a tree becomes the
+    flat tuple of its leaves (`result_node` keeps its structure)."""
+    pyfunc, tree_types = (f.f, f.argument_types(types)) if isinstance(f, Flattened) else \
+        (f, types)
+    module, compiled, session = compile_python(pyfunc, tree_types,
+                                               bounds_check=options.bounds_check,
+                                               noalias=noalias,
+                                               python_errors=options.python_errors)
+    if isinstance(f, Flattened):
+        compiled = replace(compiled, arg_types=types, param_names=list(f.params))
+    if isinstance(compiled.return_type, Tree):
+        _RESULT_NODES.put(f, _node_key(types), node_of_type(compiled.return_type))
+        compiled = replace(compiled, return_type=Tuple(tuple(tree_leaves(compiled.return_type))))
     if noalias:
         for arg in compiled.function.args:
             if arg.type.is_pointer:
@@ -124,14 +180,21 @@ def _build(f: Callable, types: tuple[FType, ...], options: Options, noalias: boo
 
 
 class JitFunction:
-    """`jit(f)`: `f` compiled natively, one specialization per argument signature."""
+    """`jit(f)`: `f` compiled natively, one specialization per argument signature.
 
-    def __init__(self, f: Callable, options: Options | None = None) -> None:
-        functools.update_wrapper(self, f)  # type: ignore[arg-type]
+    A result that is a tree comes back rebuilt (`rebuild_trees`, the public form) or as the
+    flat tuple of its leaves (the form the differentiation entry points work on)."""
+
+    def __init__(self, f: Callable, options: Options | None = None,
+                 rebuild_trees: bool = True) -> None:
+        if not isinstance(f, Flattened):
+            functools.update_wrapper(self, f)  # type: ignore[arg-type]
         self.pyfunc = f
         self.options = options or Options()
+        self.rebuild_trees = rebuild_trees
         self.params = _params(f)
         self._cache: dict[Any, _Primal] = {}
+        self._leaf_jits: dict[Flattened, JitFunction] = {}  # per structure of pytree arguments
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != len(self.params):
@@ -145,32 +208,72 @@ class JitFunction:
         return self._specialize(args)(*args)
 
     def _specialize(self, args: Sequence[Any]) -> Any:
-        """Compile for these argument types (without `noalias` if arrays overlap)."""
+        """Compile for these argument types (without `noalias` if arrays overlap). Pytree
+        arguments go to the `jit` of `f` over their leaves (never into `_cache`: a
+        container's key would not tell its structure)."""
+        if any(is_container(a) for a in args):
+            return self._over_leaves(args)
         key = tuple(map(arg_key, args))
         types = arg_types(self.pyfunc.__name__, self.params, args)
         alias = overlapping_arrays(args)
         spec = self._cache.get((key, alias))
         if spec is None:
             module, compiled, session = _build(self.pyfunc, types, self.options, not alias)
+            if any(isinstance(a, np.ndarray) and not a.flags.writeable for a in args):
+                # read-only arrays get their own specialization (`arg_key`): refused if the
+                # code may write them (read off the optimized code, as for gradients)
+                optimized = optimize_before_ad(parse_module(str(module)), self.options.opt_level)
+                written = _written_arrays(optimized.get_function(compiled.function.name or ""),
+                                          types)
+                reject_read_only_writes(self.pyfunc.__name__, self.params, args, written)
             jm = backend.compile_ir(str(module), opt_level=self.options.opt_level)
             native = jm.function(compiled.function.name or "")
             stub = make_stub(native, types, compiled.return_type, error_record(jm, session),
                              not alias)
+            node = result_node(self.pyfunc, types)
+            if node is not None and self.rebuild_trees:  # a tree result, rebuilt
+                stub = _rebuilding(stub, node)
             spec = _Primal(compiled, module, stub)
             self._cache[(key, alias)] = spec
             if not alias:
                 self._cache[key] = spec
         return spec.stub
 
+    def _over_leaves(self, args: Sequence[Any]) -> Callable[..., Any]:
+        flat, _ = _flattened(self.pyfunc, args)
+        inner = self._leaf_jits.get(flat)
+        if inner is None:
+            inner = self._leaf_jits[flat] = JitFunction(flat, self.options,
+                                                        self.rebuild_trees)
+        return lambda *a: inner(*flatten_all(a)[0])
+
     def ir(self, *args: Any, optimized: bool = False) -> str:
         """The LLVM IR of this function for these argument types."""
+        if any(is_container(a) for a in args):
+            flat, leaves = _flattened(self.pyfunc, args)
+            return JitFunction(flat, self.options).ir(*leaves, optimized=optimized)
         types = arg_types(self.pyfunc.__name__, self.params, args)
         module, _, _ = _build(self.pyfunc, types, self.options, True)
         return backend.optimize(str(module), self.options.opt_level) if optimized else str(module)
 
 
-def jit(f: Callable | None = None, *, bounds_check: bool = True, opt_level: int = 2) -> Any:
+def _rebuilding(stub: Callable[..., Any], node: Node) -> Callable[..., Any]:
+    return lambda *args: node.unflatten(stub(*args))
+
+
+def jit(f: Callable | None = None, *, bounds_check: bool = True, opt_level: int = 2,
+        errors: str = "numpy") -> Any:
     """Compile `f` (a function of the numeric Python subset) to native code.
+
+    `errors` chooses what a math domain error or a float division by zero does. The default,
+    `"numpy"`, gives IEEE results without any check, as NumPy does (and as fast as C):
+    `math.sqrt(-4.0)` is nan, `math.log(0.0)` is -inf, `1.0 / 0.0` is inf. With
+    `errors="python"`, `math.*` functions and arithmetic on Python numbers raise as Python
+    does, naming the source line: `ValueError: math domain error` (sqrt of a negative, log
+    of x <= 0, acos outside [-1, 1], ...), `OverflowError: math range error` (math.exp,
+    math.pow ... overflowing), `ZeroDivisionError` (`x / 0.0`, `x // 0.0`, `x % 0.0`,
+    math.log with base 1). NumPy functions and array arithmetic keep NumPy's IEEE results
+    in both modes. Integer `//` and `%` by zero always raise `ZeroDivisionError`.
 
     Example::
 
@@ -180,8 +283,12 @@ def jit(f: Callable | None = None, *, bounds_check: bool = True, opt_level: int 
             for i in range(len(x)):
                 s += x[i] * x[i]
             return s
+
+        @jit(errors="python")
+        def root(x):
+            return math.sqrt(x)  # root(-4.0): ValueError: math domain error, at this line
     """
-    opts = Options(bounds_check, opt_level)
+    opts = Options(bounds_check, opt_level, errors)
     if f is None:
         return lambda g: JitFunction(g, opts)
     return JitFunction(f, opts)
@@ -254,7 +361,7 @@ class _GradCache:
     def jit(self) -> JitFunction:
         """`jit(f)` with these options (the value of `vjp`, the shapes of array results)."""
         if self._jit is None:
-            self._jit = JitFunction(self.f, self.options)
+            self._jit = JitFunction(self.f, self.options, rebuild_trees=False)
         return self._jit
 
     def result_type(self, args: Sequence[Any]) -> FType:
@@ -290,31 +397,33 @@ class _GradCache:
         module, compiled, session = _build(self.f, types, self.options, not alias)
         rt0 = compiled.return_type
         if require_scalar and not (isinstance(rt0, Scalar) and rt0.is_float):
-            raise EnzymePyError(f"grad of {name}() needs a function returning one float; it "
-                                f"returns {rt0} (use vjp or jacrev for tuples and arrays)")
+            raise NotDifferentiableError(f"grad of {name}() needs a function returning one "
+                                         f"float; it returns {rt0} (use vjp or jacrev for "
+                                         "tuples and arrays)")
         outputs: tuple[Item, ...] = ()
         fname = compiled.function.name or ""
-        param_types: tuple[FType, ...] = compiled.arg_types
         if carries_arrays(rt0):
             if not array_results:
-                raise EnzymePyError(f"{name}() returns {rt0}; differentiate it with vjp, "
-                                    "jacrev or jacfwd")
+                raise NotDifferentiableError(f"{name}() returns {rt0}; differentiate it "
+                                             "with vjp, jacrev or jacfwd")
             outputs = result_items(rt0, name)
             fname = add_output_wrapper(session, compiled, self.f)
-            param_types = (*param_types, *slot_types(outputs))
         # Differentiate after optimization (the primal at -O2), then optimize the gradient;
         # which arrays are written is read off the optimized code (no stack copies of the
         # array pointers there).
         module = optimize_before_ad(module, self.options.opt_level)
-        written = _written_arrays(module.get_function(fname), param_types)
+        # (the output slots after them are written by construction)
+        written = _written_arrays(module.get_function(fname), compiled.arg_types)
+        reject_read_only_writes(name, self.params, args, written)
         acts: list[str] = []
         flat_acts: list[str] = []
         for i, t in enumerate(types):
             if isinstance(t, Array):
                 if active[i] and not t.elem.is_float:
-                    raise EnzymePyError(f"{name}(): argument {i} ('{self.params[i]}') is an "
-                                        f"integer array; only float arrays can be "
-                                        "differentiated")
+                    raise NotDifferentiableError(
+                        f"{name}(): argument {i} ('{self.params[i]}') is an integer array; "
+                        "only float arrays can be differentiated (grad requires real-valued "
+                        "inputs, as in jax.grad)")
                 act = "dup" if active[i] or i in written else "const"
                 acts.append(act)
                 # DuplicatedNoNeed: the same call, but the primal values written there are
@@ -325,9 +434,10 @@ class _GradCache:
             else:
                 assert isinstance(t, Scalar)
                 if active[i] and not t.is_float:
-                    raise EnzymePyError(f"{name}(): argument {i} ('{self.params[i]}') is "
-                                        f"{t}; only float arguments can be differentiated "
-                                        "(as in jax.grad)")
+                    raise NotDifferentiableError(
+                        f"{name}(): argument {i} ('{self.params[i]}') is {t}; only float "
+                        "arguments can be differentiated (grad requires real-valued inputs, "
+                        "as in jax.grad)")
                 act = "out" if active[i] else "const"
                 acts.append(act)
                 flat_acts.append(act)
@@ -406,16 +516,18 @@ def _run_gradient(g: _Gradient, args: Sequence[Any], seed: Any,
     for i, (t, v, act) in enumerate(zip(g.types, args, g.activities, strict=True)):
         if isinstance(t, Array):
             if not t.strided and not v.flags.c_contiguous:
-                raise CallError(f"argument {i} is not C-contiguous; pass "
-                                "np.ascontiguousarray(...)")
+                raise ArgumentValueError(f"argument {i} is not C-contiguous; pass "
+                                         "np.ascontiguousarray(...)")
             flat.append(_data_pointer(v) if fast or t.strided else v)
             if act == "dup":
                 sh = shadows[i]
                 if not sh.flags.writeable or sh.strides != v.strides:
-                    raise CallError(f"the shadow of argument {i} must be a writable array "
-                                    "with the strides of its primal")
+                    raise ArgumentValueError(f"the shadow of argument {i} must be a writable "
+                                             "array with the strides of its primal")
                 flat.append(_data_pointer(sh) if fast or t.strided else sh)
             flat.extend(abi_extents(t, v))
+        elif isinstance(t, Scalar) and t.is_int:
+            flat.append(checked_int(t, i, v))
         else:
             flat.append(v)
     for item, (buf, shadow) in zip(g.outputs, slots, strict=True):
@@ -468,28 +580,35 @@ def _norm_argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
         if not -nargs <= a < nargs:
-            raise CallError(f"{fname}(): argnums {a} is out of range for {nargs} arguments")
+            raise ArgnumsError(f"{fname}(): argnums {a} is out of range for {nargs} "
+                               "arguments")
     return tuple(a % nargs for a in nums)
 
 
 def _scalar_return(g: _Gradient, fname: str) -> None:
     rt = g.return_type
     if not (isinstance(rt, Scalar) and rt.is_float):
-        raise EnzymePyError(f"grad of {fname}() needs a function returning one float; it "
-                            f"returns {rt} (use vjp or jacrev for tuples and arrays)")
+        raise NotDifferentiableError(f"grad of {fname}() needs a function returning one "
+                                     f"float; it returns {rt} (use vjp or jacrev for tuples "
+                                     "and arrays)")
 
 
 class GradFunction:
     """`grad(f)` / `value_and_grad(f)`."""
 
     def __init__(self, f: Callable, argnums: int | Sequence[int], with_value: bool,
-                 options: Options | None = None) -> None:
-        functools.update_wrapper(self, f)  # type: ignore[arg-type]
+                 options: Options | None = None, has_aux: bool = False) -> None:
+        if not isinstance(f, Flattened):
+            functools.update_wrapper(self, f)  # type: ignore[arg-type]
         self.pyfunc = f
         self.argnums = argnums
         self.with_value = with_value
-        self._grads = _GradCache(f, options or Options())
+        self.has_aux = has_aux
+        self.options = options or Options()
+        self._grads = _GradCache(f, self.options)
         self._stubs: dict[Any, Any] = {}
+        self._leaf_grads: dict[tuple[Flattened, tuple[int, ...]], GradFunction] = {}
+        self._aux_caches: dict[Flattened, _GradCache] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != len(self._grads.params):
@@ -502,7 +621,35 @@ class GradFunction:
                 pass
         return self._general(args)
 
+    def _structured(self, args: Sequence[Any]) -> Any:
+        """Pytree arguments or `has_aux`: the gradient over the leaves, regrouped."""
+        flat, leaves = _flattened(self.pyfunc, args)
+        nums = _norm_argnums(self.argnums, len(args), flat.__name__)
+        leaf_nums = tuple(j for i in nums for j in flat.leaf_range(i))
+        if self.has_aux:
+            cache = self._aux_caches.get(flat)
+            if cache is None:
+                cache = self._aux_caches[flat] = _GradCache(flat, self.options)
+            value, aux, grads = _gradient_with_aux(cache, leaves, leaf_nums)
+        elif not leaf_nums:  # only empty structures (None, ()) are differentiated
+            value = self._grads.jit(*args) if self.with_value else None
+            grads = ()
+        else:
+            inner = self._leaf_grads.get((flat, leaf_nums))
+            if inner is None:
+                inner = GradFunction(flat, leaf_nums, self.with_value, self.options)
+                self._leaf_grads[(flat, leaf_nums)] = inner
+            r = inner(*leaves)
+            value, grads = r if self.with_value else (None, r)
+        per_arg = flat.regroup(nums, grads)
+        result = per_arg[0] if isinstance(self.argnums, int) else tuple(per_arg)
+        if self.has_aux:
+            return ((value, aux), result) if self.with_value else (result, aux)
+        return (value, result) if self.with_value else result
+
     def _general(self, args: Sequence[Any]) -> Any:
+        if self.has_aux or any(is_container(a) for a in args):
+            return self._structured(args)
         name = self.pyfunc.__name__
         nums = _norm_argnums(self.argnums, len(args), name)
         active = tuple(i in nums for i in range(len(args)))
@@ -530,30 +677,37 @@ class GradFunction:
 
 
 def grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
-         bounds_check: bool = True) -> Any:
+         has_aux: bool = False, bounds_check: bool = True, errors: str = "numpy") -> Any:
     """The gradient of scalar-valued `f` with respect to argument(s) `argnums` (like jax.grad).
 
-    Usable as `@grad`, `grad(f)`, or `grad(f, argnums=(0, 2))`.
+    Usable as `@grad`, `grad(f)`, or `grad(f, argnums=(0, 2))`; `errors` as for `jit`.
+    Arguments may be pytrees (dicts, tuples, lists, NamedTuples, dataclasses of arrays and
+    floats, nested): the gradient of one comes back in its structure. With `has_aux`, `f`
+    returns `(value, aux)` and the result is `(gradient, aux)`.
     """
-    opts = Options(bounds_check)
+    opts = Options(bounds_check, errors=errors)
     if f is None:
-        return lambda g: GradFunction(g, argnums, False, opts)
-    return GradFunction(f, argnums, False, opts)
+        return lambda g: GradFunction(g, argnums, False, opts, has_aux)
+    return GradFunction(f, argnums, False, opts, has_aux)
 
 
 def value_and_grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
-                   bounds_check: bool = True) -> Any:
-    """Like `grad`, returning `(f(*args), gradient)`."""
-    opts = Options(bounds_check)
+                   has_aux: bool = False, bounds_check: bool = True,
+                   errors: str = "numpy") -> Any:
+    """Like `grad`, returning `(f(*args), gradient)` (`((value, aux), gradient)` with
+    `has_aux`)."""
+    opts = Options(bounds_check, errors=errors)
     if f is None:
-        return lambda g: GradFunction(g, argnums, True, opts)
-    return GradFunction(f, argnums, True, opts)
+        return lambda g: GradFunction(g, argnums, True, opts, has_aux)
+    return GradFunction(f, argnums, True, opts, has_aux)
 
 
-def vjp(f: Callable, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+def vjp(f: Callable, *args: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """`(f(*args), vjp_fn)` where `vjp_fn(cotangent)` gives one cotangent per argument
     (None for integer arguments), like `jax.vjp`. The value may be a float, an array, or a
-    tuple of them; the cotangent has its structure (arrays of its shapes).
+    pytree of them (tuples, dicts, ...); the cotangent has its structure (arrays of its
+    shapes). Arguments may be pytrees; their cotangents come back in their structure. With
+    `has_aux`, `f` returns `(value, aux)` and the result is `(value, vjp_fn, aux)`.
 
     Example::
 
@@ -563,9 +717,46 @@ def vjp(f: Callable, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]
         y, pullback = vjp(layer, W, x)
         dW, dx = pullback(np.ones_like(y))
     """
-    cache = grad_cache_of(f)
+    if has_aux or any(is_container(a) for a in args):
+        return _structured_vjp(f, args, has_aux)
     active = tuple(isinstance(v, float) or (isinstance(v, np.ndarray) and v.dtype.kind == "f")
                    for v in args)
+    return _vjp(grad_cache_of(f), args, active)
+
+
+def _structured_vjp(f: Callable, args: Sequence[Any], has_aux: bool) -> tuple[Any, ...]:
+    """`vjp` over the leaves of pytree arguments; the value (and aux) rebuilt as trees."""
+    flat, leaves = _flattened(f, args)
+    cache = grad_cache_of(flat)
+    node = result_structure(cache, leaves)
+    active = tuple(isinstance(v, float) or (isinstance(v, np.ndarray) and v.dtype.kind == "f")
+                   for v in leaves)
+    value, pullback = _vjp(cache, leaves, active)
+    values = _result_leaves(value, node)
+    out_node = node
+    if has_aux:
+        out_node = _aux_split(node, flat.__name__)
+        n_value = out_node.num_leaves
+        aux = node.children[1].unflatten(values[n_value:])
+    else:
+        n_value = len(values)
+
+    def vjp_fn(ct: Any) -> tuple[Any, ...]:
+        parts, ct_node = flatten_all([ct])
+        if ct_node[0] != out_node:
+            raise ArgumentValueError(f"vjp of {flat.__name__}(): the cotangent has "
+                                     f"structure {ct_node[0]}; the value's is {out_node}")
+        zeros = [_zero_like(v) for v in values[n_value:]]
+        return tuple(flat.regroup(range(len(args)), pullback(_as_result(parts + zeros,
+                                                                          node))))
+
+    primal = out_node.unflatten(values[:n_value])
+    return (primal, vjp_fn, aux) if has_aux else (primal, vjp_fn)
+
+
+def _vjp(cache: _GradCache, args: Sequence[Any], active: tuple[bool, ...]
+         ) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """`vjp` of `cache.f` on flat arguments, cotangents for the `active` ones."""
     if carries_arrays(cache.result_type(args)):
         from enzyme_py.api_arrays import array_vjp
 
@@ -577,13 +768,85 @@ def vjp(f: Callable, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]
                                if g.activities[i] == "dup"})
 
     def vjp_fn(ct: Any) -> tuple[Any, ...]:
+        seed = _number_cotangent(g.return_type, ct, cache.f.__name__)
         work = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
         shadows = {i: shadow_like(work[i]) for i in range(len(args))
                    if g.activities[i] == "dup"}
-        _, outs = _run_gradient(g, work, ct, shadows)
+        _, outs = _run_gradient(g, work, seed, shadows)
         return argument_cotangents(g, active, outs, shadows)
 
     return primal, vjp_fn
+
+
+def _number_cotangent(rt: FType, ct: Any, fname: str) -> Any:
+    """The seed for a result of numbers: a float (a tuple of them, ints for int items) from
+    a cotangent of the value's structure, else `ArgumentValueError`."""
+    items = rt.items if isinstance(rt, Tuple) else (rt,)
+    parts = ct if isinstance(rt, Tuple) else (ct,)
+    if isinstance(rt, Tuple) and (not isinstance(ct, tuple | list) or len(ct) != len(items)):
+        raise ArgumentValueError(f"vjp of {fname}(): the cotangent must be a tuple of "
+                                 f"{len(items)} numbers, like the value; got {ct!r}")
+    seed = []
+    for k, (item, c) in enumerate(zip(items, parts, strict=True)):
+        if np.ndim(c) != 0 or not isinstance(c, float | int | np.number | np.ndarray) or \
+                isinstance(c, bool):
+            raise ArgumentValueError(f"vjp of {fname}(): cotangent {k} must be a number "
+                                     f"(the value's is {item}); got {c!r}")
+        floating = isinstance(item, Scalar) and item.is_float
+        seed.append(float(c) if floating else 0)
+    return tuple(seed) if isinstance(rt, Tuple) else seed[0]
+
+
+def result_structure(cache: _GradCache, args: Sequence[Any]) -> Node:
+    """The structure of `cache.f`'s result for these (flat) arguments."""
+    rt = cache.result_type(args)
+    node = result_node(cache.f, arg_types(cache.f.__name__, cache.params, args))
+    return node if node is not None else node_of_type(rt)
+
+
+def _result_leaves(value: Any, node: Node) -> list[Any]:
+    """A flat result's leaves (a tuple for several, the value for one)."""
+    if node.kind == "leaf":
+        return [value]
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def _as_result(leaves: list[Any], node: Node) -> Any:
+    """Per-leaf values (cotangents) in the form the flat machinery takes for this result."""
+    return leaves[0] if node.kind == "leaf" else tuple(leaves)
+
+
+def _zero_like(v: Any) -> Any:
+    """A zero cotangent for a result leaf (of its type: ints stay ints)."""
+    return np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0)
+
+
+def _aux_split(node: Node, fname: str) -> Node:
+    """The value's structure of a `has_aux` result `(value, aux)`."""
+    if node.kind != "tuple" or len(node.children) != 2:
+        raise CallError(f"has_aux=True requires {fname}() to return a pair (value, aux); it "
+                        f"returns {node}")
+    return node.children[0]
+
+
+def _gradient_with_aux(cache: _GradCache, args: Sequence[Any], nums: tuple[int, ...]
+                       ) -> tuple[float, Any, tuple[Any, ...]]:
+    """`grad(f, nums, has_aux=True)` on flat arguments: (value, aux, gradients of `nums`)."""
+    fname = cache.f.__name__
+    node = result_structure(cache, args)
+    if _aux_split(node, fname).kind != "leaf":
+        raise CallError(f"has_aux=True: the value {fname}() returns first must be one float")
+    rt = cache.result_type(args)
+    assert isinstance(rt, Tuple)
+    if not (isinstance(rt.items[0], Scalar) and rt.items[0].is_float):
+        raise NotDifferentiableError(f"grad of {fname}() needs a value that is one float; "
+                                     f"it is {rt.items[0]}")
+    active = tuple(i in nums for i in range(len(args)))
+    value, pullback = _vjp(cache, args, active)
+    values = list(value)
+    ct = [1.0] + [_zero_like(v) for v in values[1:]]
+    cots = pullback(tuple(ct))
+    return values[0], node.children[1].unflatten(values[1:]), tuple(cots[i] for i in nums)
 
 
 def argument_cotangents(g: _Gradient, active: Sequence[bool], outs: Sequence[Any],
@@ -616,8 +879,9 @@ def grad_cache_of(f: Callable) -> _GradCache:
 
 
 def _zero_seed(t: FType) -> Any:
+    """A zero seed of a result: ints for integer items (the seed struct keeps their type)."""
     if isinstance(t, Tuple):
-        return tuple(0.0 for _ in t.items)
+        return tuple(0.0 if isinstance(i, Scalar) and i.is_float else 0 for i in t.items)
     return 0.0
 
 
@@ -686,14 +950,22 @@ def autodiff(f: Callable, *args: Any, seed: float = 1.0) -> tuple[float, ...]:
     values, active, shadows = [], [], {}
     for i, a in enumerate(args):
         if isinstance(a, Duplicated):
-            if not isinstance(a.value, np.ndarray) or a.dval.shape != a.value.shape or \
+            if not isinstance(a.value, np.ndarray) or not isinstance(a.dval, np.ndarray) or \
                     a.dval.dtype != a.value.dtype:
-                raise CallError(f"autodiff: argument {i}: the shadow must be an array of the "
-                                "same shape and dtype as the value")
+                raise CallError(f"autodiff: argument {i}: the value and its shadow must be "
+                                "arrays of the same dtype")
+            if a.dval.shape != a.value.shape:
+                raise ArgumentValueError(f"autodiff: argument {i}: the shadow has shape "
+                                         f"{a.dval.shape}, the value {a.value.shape}")
             values.append(a.value)
             active.append(True)
             shadows[i] = a.dval
         elif isinstance(a, Active):
+            if not isinstance(a.value, float | np.floating):
+                raise NotDifferentiableError(
+                    f"autodiff: argument {i}: Active takes a float, not "
+                    f"{type(a.value).__name__}" + ("; pass an array as Duplicated(x, dx)"
+                                                   if isinstance(a.value, np.ndarray) else ""))
             values.append(a.value)
             active.append(True)
         elif isinstance(a, Const):
@@ -702,6 +974,24 @@ def autodiff(f: Callable, *args: Any, seed: float = 1.0) -> tuple[float, ...]:
         else:
             raise CallError(f"autodiff: argument {i} must be Const(...), Active(...) or "
                             f"Duplicated(...), not {type(a).__name__}")
+    # A shadow that shares memory with a value or with another shadow would have the gradient
+    # overwrite what it reads (`Duplicated(x, x)` would leave a wrong gradient in x).
+    arrays = [(j, "value", v) for j, v in enumerate(values) if isinstance(v, np.ndarray)]
+    arrays += [(j, "shadow", d) for j, d in shadows.items()]
+    for i, dval in shadows.items():
+        for j, kind, other in arrays:
+            if (j, kind) == (i, "shadow") or not np.may_share_memory(dval, other):
+                continue
+            try:
+                overlap = np.shares_memory(dval, other, max_work=10**6)
+            except RuntimeError:  # numpy's TooHardError: too costly to decide, so refuse
+                overlap = True
+            if overlap:
+                whose = "its value" if (j, kind) == (i, "value") else \
+                    f"the {kind} of argument {j}"
+                raise ArgumentValueError(f"autodiff: argument {i}: the shadow shares memory "
+                                         f"with {whose}; give each shadow its own array "
+                                         "(np.zeros_like(value))")
     noneed = tuple(isinstance(a, DuplicatedNoNeed) for a in args)
     g = cache.get(values, tuple(active), False, dupnoneed=noneed if any(noneed) else ())
     for i, act in enumerate(g.activities):

@@ -11,7 +11,8 @@ Invariants: the caller's arrays are never modified (they are copied before nativ
 runs); results follow JAX: `vjp_fn(ct)` takes a cotangent with the value's structure and gives
 one cotangent per argument; a Jacobian of a result item of shape `S` with respect to an
 argument of shape `A` has shape `S + A` (a tuple of them for a tuple result; an integer item
-has none: a `CallError`, as JAX refuses it too).
+has none: a `NotDifferentiableError`, a `TypeError` as JAX raises); a cotangent or tangent
+of the wrong shape or structure is an `ArgumentValueError`, a `ValueError` as in JAX.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from enzyme_py.array_results import (
     result_items,
     slot_activities,
 )
+from enzyme_py.caches import FunctionCache
 from enzyme_py.calling import ErrorRecord, arg_key, arg_types, error_record
-from enzyme_py.errors import CallError
+from enzyme_py.errors import ArgumentValueError, NotDifferentiableError
 from enzyme_py.frontend import Array, FType, Tuple
 
 __all__ = ["array_jacfwd", "array_jacrev", "array_jvp", "array_vjp"]
@@ -83,16 +85,17 @@ def _shape_key(args: Sequence[Any]) -> tuple:
                  (type(a), None if isinstance(a, float | np.floating) else a) for a in args)
 
 
-_SHAPES: dict[tuple, list[tuple[int, ...]]] = {}
+_SHAPES = FunctionCache()  # per function: result shapes by argument types and shapes
 
 
 def _result_shapes(cache: _GradCache, args: Sequence[Any]) -> list[tuple[int, ...]]:
     """The shape of each result item (`()` for a scalar), from one run of `jit(f)`."""
-    key = (cache.f, _shape_key(args))
-    got = _SHAPES.get(key)
+    key = _shape_key(args)
+    got = _SHAPES.get(cache.f, key)
     if got is None:
         value = cache.jit(*args)
-        got = _SHAPES[key] = [np.shape(v) for v in _layout_of(cache, args).unpack(value)]
+        got = _SHAPES.put(cache.f, key,
+                          [np.shape(v) for v in _layout_of(cache, args).unpack(value)])
     return got
 
 
@@ -115,8 +118,8 @@ def _cotangent_parts(fname: str, layout: _Layout, shapes: list[tuple[int, ...]],
     """The cotangent as one C-contiguous buffer per float item (None for the others)."""
     n = len(layout.items)
     if layout.is_tuple and (not isinstance(ct, tuple | list) or len(ct) != n):
-        raise CallError(f"vjp of {fname}(): the cotangent must be a tuple of {n} items, like "
-                        "the value")
+        raise ArgumentValueError(f"vjp of {fname}(): the cotangent must be a tuple of {n} "
+                                 "items, like the value")
     parts = layout.unpack(tuple(ct) if layout.is_tuple else ct)
     out: list[np.ndarray | None] = []
     for k, (item, shape, c) in enumerate(zip(layout.items, shapes, parts, strict=True)):
@@ -125,8 +128,8 @@ def _cotangent_parts(fname: str, layout: _Layout, shapes: list[tuple[int, ...]],
             continue
         buf = np.array(c, dtype=_dtype(item), order="C", copy=True)
         if buf.shape != shape:
-            raise CallError(f"vjp of {fname}(): cotangent {k} has shape {buf.shape}; the "
-                            f"value's is {shape}")
+            raise ArgumentValueError(f"vjp of {fname}(): cotangent {k} has shape "
+                                     f"{buf.shape}; the value's is {shape}")
         out.append(buf.reshape(shape if isinstance(item, Array) else (1,)))
     return out
 
@@ -181,7 +184,7 @@ def array_jacrev(f: Callable, args: Sequence[Any], argnum: int) -> Any:
 # --- forward mode --------------------------------------------------------------------------------
 
 
-_FORWARD: dict[tuple, tuple[Any, tuple, _Layout, ErrorRecord | None]] = {}
+_FORWARD = FunctionCache()  # per function: (derivative, types, layout, error record)
 
 
 def _forward_native(f: Callable, args: Sequence[Any]
@@ -189,8 +192,8 @@ def _forward_native(f: Callable, args: Sequence[Any]
     """`fwddiffe` of f's output-slot wrapper for C-contiguous copies of `args` (cached)."""
     from enzyme_py.ad.forward import forward_module
 
-    key = (f, tuple(map(arg_key, args)))
-    got = _FORWARD.get(key)
+    key = tuple(map(arg_key, args))
+    got = _FORWARD.get(f, key)
     if got is not None:
         return got
     name = getattr(f, "__name__", "f")
@@ -209,8 +212,7 @@ def _forward_native(f: Callable, args: Sequence[Any]
     acts += slot_activities(layout.items, "dup")
     out, dname = forward_module(module, wname, acts, opt_level=0, return_primal=True)
     jm = backend.compile_ir(str(out), opt_level=2)
-    got = _FORWARD[key] = (jm.function(dname), types, layout, error_record(jm, session))
-    return got
+    return _FORWARD.put(f, key, (jm.function(dname), types, layout, error_record(jm, session)))
 
 
 def _forward_call(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
@@ -224,7 +226,8 @@ def _forward_call(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
             if t.elem.is_float:
                 d = np.array(dv, dtype=v.dtype, order="C")
                 if d.shape != v.shape:
-                    raise CallError("jvp: each tangent must have its primal's shape")
+                    raise ArgumentValueError(f"jvp: each tangent must have its primal's "
+                                             f"shape: got {d.shape} for {v.shape}")
                 flat.append(d)
             flat.extend(v.shape)
         elif t.is_float:
@@ -294,9 +297,10 @@ def _check_float_argument(f: Callable, x: Any, argnum: int) -> None:
     ok = isinstance(x, float | np.floating) or (isinstance(x, np.ndarray) and
                                                  x.dtype.kind == "f")
     if not ok:
-        raise CallError(f"Jacobian of {name}(): argument {argnum} must be a float or a float "
-                        f"array, not {type(x).__name__}"
-                        + (f" of dtype {x.dtype}" if isinstance(x, np.ndarray) else ""))
+        raise NotDifferentiableError(f"Jacobian of {name}(): argument {argnum} must be a "
+                                     f"float or a float array, not {type(x).__name__}"
+                                     + (f" of dtype {x.dtype}" if isinstance(x, np.ndarray)
+                                        else ""))
 
 
 def _check_float_results(f: Callable, items: tuple[Item, ...]) -> None:
@@ -304,8 +308,8 @@ def _check_float_results(f: Callable, items: tuple[Item, ...]) -> None:
         if not _is_float(item):
             name = getattr(f, "__name__", "f")
             where = f"result {k}" if len(items) > 1 else "the result"
-            raise CallError(f"Jacobian of {name}(): {where} is {item}; only float results "
-                            "have a Jacobian (use vjp or jvp)")
+            raise NotDifferentiableError(f"Jacobian of {name}(): {where} is {item}; only "
+                                         "float results have a Jacobian (use vjp or jvp)")
 
 
 def _jacobian_dtype(item: Item, x: Any) -> np.dtype:

@@ -16,24 +16,30 @@ import numpy as np
 from enzyme_py import backend
 from enzyme_py.api import Options, _build, _complete, _params, grad_cache_of, optimize_before_ad
 from enzyme_py.array_results import carries_arrays
+from enzyme_py.caches import FunctionCache
 from enzyme_py.calling import arg_key, arg_types, convert_result, error_record
-from enzyme_py.errors import CallError, EnzymePyError
+from enzyme_py.errors import (
+    ArgumentValueError,
+    CallError,
+    EnzymePyError,
+    NotDifferentiableError,
+)
 from enzyme_py.frontend import Array, Scalar
 from enzyme_py.frontend.ftypes import NoneType
 
 __all__ = ["hessian", "hvp", "jacfwd", "jacrev", "jvp"]
 
 
-_COMPILED: dict[tuple, tuple[Any, Any]] = {}
+_COMPILED = FunctionCache()  # per function: forward derivatives by signature
 
 
 def _forward_native(f: Callable, args: Sequence[Any], with_gradient: bool) -> tuple[Any, Any]:
     """`fwddiffe` of f (or of f's gradient when `with_gradient`), compiled once per argument
     signature (a Hessian calls it once per column)."""
-    key = (f, tuple(map(arg_key, args)), with_gradient)
-    got = _COMPILED.get(key)
+    key = (tuple(map(arg_key, args)), with_gradient)
+    got = _COMPILED.get(f, key)
     if got is None:
-        got = _COMPILED[key] = _compile_forward(f, args, with_gradient)
+        got = _COMPILED.put(f, key, _compile_forward(f, args, with_gradient))
     return got
 
 
@@ -50,7 +56,7 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     rt = compiled.return_type
     writer = isinstance(rt, NoneType) and not with_gradient
     if not (isinstance(rt, Scalar) and rt.is_float or writer):
-        raise EnzymePyError(f"{name}() must return one float here; it returns {rt}")
+        raise NotDifferentiableError(f"{name}() must return one float here; it returns {rt}")
     fname = compiled.function.name or ""
     flat_fwd: list[str] = []
     for t in types:
@@ -158,7 +164,8 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
                 continue
             dv = np.ascontiguousarray(dv, dtype=v.dtype)
             if dv.shape != v.shape:
-                raise CallError("jvp: each tangent must have its primal's shape")
+                raise ArgumentValueError(f"jvp: each tangent must have its primal's shape: "
+                                         f"got {dv.shape} for {v.shape}")
             dv = dv.copy()
             flat += [work, dv, *v.shape]
             arrays.append((work, dv))
@@ -224,8 +231,8 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     from enzyme_py.ad.driver import gradient_module
     from enzyme_py.ad.forward import forward_module
 
-    key = (f, tuple(map(arg_key, args)), "hessian", argnum, width)
-    got = _COMPILED.get(key)
+    key = (tuple(map(arg_key, args)), "hessian", argnum, width)
+    got = _COMPILED.get(f, key)
     if got is not None:
         return got
     name = getattr(f, "__name__", "f")
@@ -235,7 +242,7 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     module = optimize_before_ad(module, 2)
     rt = compiled.return_type
     if not (isinstance(rt, Scalar) and rt.is_float):
-        raise EnzymePyError(f"{name}() must return one float here; it returns {rt}")
+        raise NotDifferentiableError(f"{name}() must return one float here; it returns {rt}")
     rev_acts: list[str] = []
     fwd_acts: list[str] = []
     for k, t in enumerate(types):
@@ -252,8 +259,7 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
                                 width=width)
     jm = backend.compile_ir(str(out), opt_level=2)
-    got = _COMPILED[key] = _Checked(jm.function(dname), error_record(jm, session))
-    return got
+    return _COMPILED.put(f, key, _Checked(jm.function(dname), error_record(jm, session)))
 
 
 def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
@@ -270,7 +276,8 @@ def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:
             tangents[argnum] = 1.0
             return hvp(f, args, tangents)[argnum]
         if x.dtype.kind != "f":
-            raise CallError(f"hessian: argument {argnum} is an integer array")
+            raise NotDifferentiableError(f"hessian: argument {argnum} is an integer array "
+                                         "(hessian requires real-valued inputs)")
         n = x.size
         width = max(1, min(HESSIAN_WIDTH, n))
         native = _hessian_native(f, args, argnum, width)

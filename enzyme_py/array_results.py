@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from enzyme_py.errors import EnzymePyError
+from enzyme_py.errors import NotDifferentiableError
 from enzyme_py.frontend import Compiled, CompileSession, ErrorSite
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple
 from enzyme_py.ir import types as T
@@ -44,8 +44,9 @@ def result_items(t: FType, fname: str) -> tuple[Item, ...]:
     items = t.items if isinstance(t, Tuple) else (t,)
     for item in items:
         if not isinstance(item, Array | Scalar):
-            raise EnzymePyError(f"{fname}() returns {t}; results that are arrays, floats, or "
-                                "flat tuples of them can be differentiated")
+            raise NotDifferentiableError(f"{fname}() returns {t}; results that are arrays, "
+                                         "floats, or flat tuples of them can be "
+                                         "differentiated")
     return tuple(items)  # type: ignore[arg-type]
 
 

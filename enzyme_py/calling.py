@@ -4,8 +4,9 @@ Invariants: the specialization key of a call is a tuple computed from the argume
 (a dict hit on the fast path): dtype, rank and whether an array is C-contiguous (a
 non-contiguous array is passed with its strides, never copied); arrays must be of a supported
 dtype, checked before native code runs; after every call the module's error record is read and
-turned into an `IndexError`/`ValueError` naming the source line, so bad indices never go
-unnoticed. An array result is a heap block the compiled code hands over: it becomes the
+turned into the exception Python (or NumPy) raises for the same failure (`IndexError`,
+`ValueError`, `ZeroDivisionError` ..., see `_FAILURES`) naming the source line, so bad indices
+never go unnoticed. An array result is a heap block the compiled code hands over: it becomes the
 returned ndarray's memory, freed when that array is collected.
 """
 
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from enzyme_py.errors import CallError
+from enzyme_py.errors import ArgumentValueError, CallError
 from enzyme_py.frontend import CompileSession, ErrorSite, FType, Scalar, type_of_value
 from enzyme_py.frontend.ftypes import Array, Tuple, abi_extents, element_strides
 
@@ -30,8 +31,57 @@ def arg_key(v: Any) -> Any:
     """What selects a specialization: the Python type, plus dtype, rank and layout for
     arrays (of any ndarray subclass: a subclass shares the key of its dtype and layout)."""
     if isinstance(v, _NDARRAY):
-        return (v.dtype, v.ndim, v.flags.c_contiguous)
+        flags = v.flags
+        return (v.dtype, v.ndim, flags.c_contiguous, flags.writeable)
     return type(v)
+
+
+def reject_read_only_writes(fname: str, params: Sequence[str], args: Sequence[Any],
+                            written: set[int]) -> None:
+    """A read-only array (`setflags(write=False)`, `np.frombuffer` of bytes) that the
+    compiled code may write is refused before it runs, as NumPy refuses the assignment."""
+    for i in sorted(written):
+        if i >= len(args):  # an output slot (see `array_results`)
+            continue
+        v = args[i]
+        if isinstance(v, _NDARRAY) and not v.flags.writeable:
+            name = params[i] if i < len(params) else f"#{i}"
+            raise ArgumentValueError(f"{fname}(): argument {i} ('{name}') is read-only and "
+                                     f"{fname}() writes into it: assignment destination is "
+                                     "read-only")
+
+
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+_INT_RANGE = {"i64": (_I64_MIN, _I64_MAX), "i32": (-(1 << 31), (1 << 31) - 1)}
+
+
+def int_overflow(k: int, value: int, bits: int = 64) -> OverflowError:
+    """The error for a Python int that does not fit the compiled code's integer type."""
+    return OverflowError(f"argument {k} is {value}, which does not fit in a {bits}-bit "
+                         "integer (compiled ints are fixed-width, as NumPy's)")
+
+
+def checked_int(t: Scalar, k: int, value: Any) -> int:
+    """`value` as the int argument `k` of type `t`, or `OverflowError` when it does not fit
+    (ctypes would silently keep the low bits)."""
+    v = int(value)
+    bounds = _INT_RANGE.get(t.name)
+    if bounds is not None and not bounds[0] <= v <= bounds[1]:
+        raise int_overflow(k, v, int(t.name[1:]))
+    return v
+
+
+def _int_lines(t: Scalar, k: int, a: str, lines: list[str]) -> str:
+    """Stub lines converting int argument `a` with a range check; the expression to pass."""
+    bounds = _INT_RANGE.get(t.name)
+    if bounds is None:  # bool
+        return f"int({a})"
+    lines.append(f"    i{k} = int({a})")
+    lines.append(f"    if not {bounds[0]} <= i{k} <= {bounds[1]}: "
+                 f"raise overflow({k}, i{k}, {t.name[1:]})")
+    return f"i{k}"
 
 
 def arg_types(fname: str, params: Sequence[str], args: Sequence[Any]) -> tuple[FType, ...]:
@@ -47,9 +97,9 @@ def arg_types(fname: str, params: Sequence[str], args: Sequence[Any]) -> tuple[F
                             "at least one dimension")
         if isinstance(v, np.ndarray) and not v.flags.c_contiguous and \
                 element_strides(v) is None:
-            raise CallError(f"{fname}(): argument {i} ('{name}') has strides {v.strides} that "
-                            f"are not whole multiples of its item size {v.itemsize}; pass "
-                            "np.ascontiguousarray(...)")
+            raise ArgumentValueError(f"{fname}(): argument {i} ('{name}') has strides "
+                                     f"{v.strides} that are not whole multiples of its item "
+                                     f"size {v.itemsize}; pass np.ascontiguousarray(...)")
         out.append(t)
     return tuple(out)
 
@@ -57,10 +107,12 @@ def arg_types(fname: str, params: Sequence[str], args: Sequence[Any]) -> tuple[F
 def flatten(types: Sequence[FType], args: Sequence[Any]) -> list[Any]:
     """Arguments in the compiled ABI: arrays become (array, extent, extent, ...)."""
     flat: list[Any] = []
-    for t, v in zip(types, args, strict=True):
+    for k, (t, v) in enumerate(zip(types, args, strict=True)):
         if isinstance(t, Array):
             flat.append(_data_address(v) if t.strided else v)
             flat.extend(abi_extents(t, v))
+        elif isinstance(t, Scalar) and t.is_int:
+            flat.append(checked_int(t, k, v))
         else:
             flat.append(v)
     return flat
@@ -103,9 +155,10 @@ _LIBC: Any = None
 def _free_function() -> Any:
     global _LIBC
     if _LIBC is None:
-        _LIBC = ctypes.CDLL(None)
-        _LIBC.free.argtypes = [ctypes.c_void_p]
-        _LIBC.free.restype = None
+        libc = ctypes.CDLL(None)  # published only once `free` is typed (threads race here)
+        libc.free.argtypes = [ctypes.c_void_p]
+        libc.free.restype = None
+        _LIBC = libc
     return _LIBC.free
 
 
@@ -156,6 +209,17 @@ class ErrorRecord:
 _FAILURES: dict[str, tuple[type[Exception], str]] = {
     "index": (IndexError, "index {i} is out of bounds for axis {axis} with size {e}"),
     "integer division by zero": (ZeroDivisionError, "integer division or modulo by zero"),
+    "integer modulo by zero": (ZeroDivisionError, "integer modulo by zero"),
+    # Python's own messages (3.11) for the checks of `errors="python"` (`domain_checks`)
+    "division by zero": (ZeroDivisionError, "division by zero"),
+    "float division by zero": (ZeroDivisionError, "float division by zero"),
+    "float floor division by zero": (ZeroDivisionError, "float floor division by zero"),
+    "float modulo by zero": (ZeroDivisionError, "float modulo"),
+    "zero to a negative power": (ZeroDivisionError, "0.0 cannot be raised to a negative "
+                                                    "power"),
+    "math domain error": (ValueError, "math domain error"),
+    "math range error": (OverflowError, "math range error"),
+    "float power overflow": (OverflowError, "(34, 'Numerical result out of range')"),
     "matching inner dimensions": (ValueError, "matrix dimensions do not match: inner sizes "
                                               "{i} and {e}"),
     "array size": (ValueError, "negative array size {i}"),
@@ -236,7 +300,7 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
                 lines.append(f"    s{k} = {a}.shape")
                 call.extend(f"s{k}[{d}]" for d in range(t.ndim))
         else:  # numpy scalars (np.float32 ...) become Python numbers ctypes accepts
-            call.append(f"float({a})" if t.is_float else f"int({a})")
+            call.append(f"float({a})" if t.is_float else _int_lines(t, k, a, lines))
     if noalias and len(arrays) > 1:
         for k in arrays:
             lines.append(f"    e{k} = p{k} + a{k}.nbytes")
@@ -255,11 +319,11 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
     # `keep` holds the NativeFunction (and through it the JIT library): without it the native
     # code could be unloaded while the stub still calls it.
     env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
-           "cfunc": native._cfunc,
+           "cfunc": native._cfunc, "overflow": int_overflow,
            "Overlap": _Overlap, "errors": errors,
            "err": errors._words if errors is not None else None}
     exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
-    return env["stub"]
+    return env.pop("stub")  # not left in its own globals: no cycle delays unloading the code
 
 
 def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
@@ -303,7 +367,7 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -
             call.extend([f"len({a})"] if t.ndim == 1 else
                         [f"{a}.shape[{d}]" for d in range(t.ndim)])
         else:
-            call.append(f"float({a})" if t.is_float else f"int({a})")
+            call.append(f"float({a})" if t.is_float else _int_lines(t, k, a, lines))
     if noalias and len(arrays) > 1:
         for k in arrays:
             lines.append(f"    e{k} = p{k} + a{k}.nbytes")
@@ -320,8 +384,9 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -
 
 
     env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
-           "cfunc": native._cfunc, "Overlap": _Overlap, "errors": g.errors,
+           "cfunc": native._cfunc, "overflow": int_overflow, "Overlap": _Overlap,
+           "errors": g.errors,
            "err": g.errors._words if g.errors is not None else None,
            "zeros_like": np.zeros_like}
     exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
-    return env["stub"]
+    return env.pop("stub")  # not left in its own globals: no cycle delays unloading the code

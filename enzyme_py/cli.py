@@ -2,18 +2,21 @@
 
 Invariants: every command returns an exit status; an `EnzymePyError` (bad input, unsupported
 construct) or an unreadable file prints one clear message to stderr and exits 1, never a
-traceback (`--traceback` shows one for bug reports). Commands register themselves with
-`@command`, so adding one never edits a central list.
+traceback (`--traceback` shows one for bug reports); a warning prints one line to stderr.
+Input files are parsed and verified (`read_module`), so an error in one names its line.
+Commands register themselves with `@command`, so adding one never edits a central list.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 from enzyme_py.errors import EnzymePyError
+from enzyme_py.ir import Module, parse, verify
 
 Handler = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {}
@@ -43,6 +46,14 @@ def read_text(path: str) -> str:
             from None
     except OSError as exc:
         raise EnzymePyError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def read_module(path: str) -> Module:
+    """The file parsed and verified: an error in it names `path:line` (ours, before LLVM,
+    whose verifier gives no location, ever sees the text)."""
+    module = parse(read_text(path), "<stdin>" if path == "-" else path)
+    verify(module)
+    return module
 
 
 def write_text(path: str | None, text: str) -> None:
@@ -108,6 +119,15 @@ def _load_commands() -> None:
     from enzyme_py import cli_ad, cli_commands  # noqa: F401
 
 
+def _warning_printer(name: str) -> Callable[..., None]:
+    """Warnings as one line each, like errors: `enzyme-py CMD: warning: ...`."""
+
+    def show(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+        print(f"enzyme-py {name}: warning: {message}", file=sys.stderr)
+
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -116,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     handler = _COMMANDS[args.command][2]
     try:
-        return handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(args.command)
+            return handler(args)
     except EnzymePyError as exc:
         if args.traceback:
             raise

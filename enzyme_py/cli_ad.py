@@ -13,9 +13,8 @@ from enzyme_py.ad.driver import gradient_module, prepare
 from enzyme_py.ad.enzyme_abi import autodiff_calls, lower_autodiff_calls
 from enzyme_py.ad.registrations import uncalled_rules
 from enzyme_py.analysis.activity import ACTIVITIES, analyze_activity, carries_float
-from enzyme_py.cli import StageDump, add_dump_options, command, read_text, write_text
+from enzyme_py.cli import StageDump, add_dump_options, command, read_module, write_text
 from enzyme_py.errors import EnzymePyError
-from enzyme_py.ir import parse
 from enzyme_py.passes import OptLevel
 
 
@@ -48,7 +47,7 @@ def _grad_arguments(p: argparse.ArgumentParser) -> None:
 @command("grad", "add the reverse-mode gradient @diffe_<f> of one function to a module",
          _grad_arguments)
 def grad(args: argparse.Namespace) -> int:
-    module = parse(read_text(args.input), args.input)
+    module = read_module(args.input)
     try:
         fn = module.get_function(args.function)
     except KeyError as exc:
@@ -86,7 +85,7 @@ def grad(args: argparse.Namespace) -> int:
 @command("transform", "lower every __enzyme_autodiff call (drop-in for Enzyme's plugin)",
          _common)
 def transform(args: argparse.Namespace) -> int:
-    module = parse(read_text(args.input), args.input)
+    module = read_module(args.input)
     dump = StageDump(args.print_after_all, args.dump_dir)
     if dump.active:
         dump("input", module)

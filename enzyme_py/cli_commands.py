@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from enzyme_py.cli import StageDump, add_dump_options, command, read_text, write_text
+from enzyme_py.cli import StageDump, add_dump_options, command, read_module, write_text
 from enzyme_py.errors import EnzymePyError
-from enzyme_py.ir import parse
 from enzyme_py.passes import PREPROCESS_PIPELINE, Pipeline
 
 
@@ -38,7 +37,7 @@ def opt(args: argparse.Namespace) -> int:
             print(f"  {name:28s} {PASSES[name].help}")
         return 0
     pipeline = Pipeline.parse(args.passes)
-    module = parse(read_text(args.input), args.input)
+    module = read_module(args.input)
     dump = StageDump(args.print_after_all, args.dump_dir)
     if dump.active:
         dump("input", module)

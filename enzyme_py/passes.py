@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from enzyme_py import backend as jit
-from enzyme_py.errors import EnzymePyError
+from enzyme_py.errors import BackendError, EnzymePyError
 from enzyme_py.ir import Function, Module, parse, verify
+from enzyme_py.ir.source_map import forget_locations, locate_message
 
 
 class Pass(Protocol):
@@ -63,6 +64,26 @@ class PipelineError(EnzymePyError):
     """An unknown pass name or a malformed pipeline string."""
 
 
+def through_llvm(module: Module, name: str, run: Callable[[str], str]) -> Module:
+    """`run` (LLVM) on the printed `module`, parsed back into a new module.
+
+    A diagnostic of LLVM about the printed text names the user's `file:line` of the
+    instruction (see `source_map.locate_message`), not a line of text the user never saw. The
+    result is new code: it has no source locations, and a parse error in it names
+    `<LLVM output of NAME>`."""
+    text = str(module)
+    try:
+        out_text = run(text)
+    except BackendError as err:
+        message = locate_message(str(err), module, text, jit.PRINTED_NAME)
+        raise BackendError(message.replace(f"module '{jit.PRINTED_NAME}'",
+                                           f"module '{module.name}'")) from None
+    out = parse(out_text, f"<LLVM output of {name}>")
+    out.name = module.name
+    forget_locations(out)
+    return out
+
+
 @dataclass
 class LLVMPasses:
     """One or more of LLVM's passes, run by llvmlite on the printed module."""
@@ -74,10 +95,8 @@ class LLVMPasses:
         return ",".join(self.names)
 
     def run(self, module: Module) -> Module:
-        text = jit.run_llvm_passes(str(module), self.names)
-        out = parse(text, module.name)
-        out.name = module.name
-        return out
+        return through_llvm(module, self.name,
+                            lambda text: jit.run_llvm_passes(text, self.names))
 
 
 @dataclass
@@ -99,11 +118,9 @@ class OptLevel:
 
     def run(self, module: Module) -> Module:
         keep_loops = not self.for_ad
-        text = jit.optimize(str(module), self.level, loop_vectorize=keep_loops,
-                            slp_vectorize=keep_loops, unroll=keep_loops)
-        out = parse(text, module.name)
-        out.name = module.name
-        return out
+        return through_llvm(module, self.name, lambda text: jit.optimize(
+            text, self.level, loop_vectorize=keep_loops, slp_vectorize=keep_loops,
+            unroll=keep_loops))
 
 
 @dataclass

@@ -531,6 +531,10 @@ def _copies(args: Sequence[Any]) -> list[Any]:
     return [_strided_copy(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
+def _copy_leaf(a: Any) -> Any:
+    return _strided_copy(a) if isinstance(a, np.ndarray) else a
+
+
 def _strided_copy(a: np.ndarray) -> np.ndarray:
     if a.flags.c_contiguous:
         return np.copy(a)
@@ -719,6 +723,10 @@ def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
         >>> round(g[0], 12)
         1.25
     """
+    from enzyme_py.pytree import is_container
+
+    if any(is_container(a) for a in args):
+        return _check_tree_grad(f, args, argnums, reference, rtol, atol, fd, fd_rtol)
     jax, _ = _jax()
     name = getattr(f, "__name__", "f")
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -791,6 +799,74 @@ def check_grad(f: Callable, *args: Any, argnums: int | Sequence[int] = 0,
         raise AssertionError(_table(f"{name}: enzyme_py.grad differs from central finite "
                                     f"differences (fd_rtol={frt}); worst entries "
                                     "(rel err vs JAX):", rows, fd_ratio))
+    return ours
+
+
+def _check_tree_grad(f: Callable, args: Sequence[Any], argnums: int | Sequence[int],
+                     reference: Callable | None, rtol: float, atol: float, fd: bool,
+                     fd_rtol: float) -> Any:
+    """`check_grad` for pytree arguments: the gradient must have each argument's structure;
+    its leaves are compared with `jax.grad` of the same source on jax.numpy (or of
+    `reference`) and with finite differences of `jit(f)`, leaf by leaf."""
+    from enzyme_py.pytree import flatten, flatten_all, tree_map
+
+    jax, _ = _jax()
+    name = getattr(f, "__name__", "f")
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    norm = tuple(a % len(args) for a in nums)
+    key = argnums if isinstance(argnums, int) else tuple(argnums)
+    ours = _our_grad(f, key)(*[tree_map(_copy_leaf, a) for a in args])
+    ours_t = (ours,) if isinstance(argnums, int) else tuple(ours)
+    with jax.enable_x64(True):
+        fn = reference if reference is not None else numpy_as_jax(f)
+        ref = jax.grad(fn, argnums=norm)(*[tree_map(_jax_arg, a) for a in args])
+    leaves, nodes = flatten_all(args)
+    starts = np.cumsum([0] + [n.num_leaves for n in nodes])
+    jf = _our_jit(f) if fd else None
+
+    def flat_call(*xs: Any) -> Any:
+        return jf(*[n.unflatten(xs[starts[i]:starts[i + 1]])  # type: ignore[misc]
+                    for i, n in enumerate(nodes)])
+
+    eps = builtins.float(np.finfo(np.float64).eps)
+    rows: list[tuple] = []
+    jax_ratio: list[float] = []
+    fd_ratio: list[float] = []
+    for k, g, r in zip(norm, ours_t, ref, strict=True):
+        got, got_node = flatten(g)
+        if got_node != nodes[k]:
+            raise AssertionError(f"{name}: the gradient of argument {k} has structure "
+                                 f"{got_node}; the argument's is {nodes[k]}")
+        want = jax.tree_util.tree_leaves(r)
+        paths = nodes[k].leaf_paths(f"#{k}")
+        for j, (go_v, gr_v, path) in enumerate(zip(got, want, paths, strict=True)):
+            leaf = leaves[starts[k] + j]
+            if np.shape(go_v) != np.shape(leaf):
+                raise AssertionError(f"{name}: the gradient of {path} has shape "
+                                     f"{np.shape(go_v)}, the leaf {np.shape(leaf)}")
+            go, gr = _flat(go_v), _flat(gr_v)
+            ratio_j = _close(go, gr, rtol, atol)
+            fdf, ratio_f = None, np.zeros_like(go)
+            if jf is not None:
+                fdg, steps, f0 = _fd_gradient(flat_call, list(leaves), int(starts[k]) + j, eps)
+                fdf = _flat(fdg)
+                allowed = fd_rtol * np.maximum(np.abs(fdf), np.max(np.abs(fdf), initial=0.0)) \
+                    + 10 * eps * (f0 + 1) / _flat(steps)
+                with np.errstate(invalid="ignore"):
+                    ratio_f = np.nan_to_num(np.abs(go - fdf) / allowed, nan=np.inf)
+            rel = _rel(go, gr)
+            for i in range(go.size):
+                rows.append((path, _index_label(np.shape(leaf), i), go[i], gr[i],
+                             None if fdf is None else fdf[i], rel[i]))
+                jax_ratio.append(float(ratio_j[i]))
+                fd_ratio.append(float(ratio_f[i]))
+    if max(jax_ratio, default=0.0) > 1:
+        raise AssertionError(_table(f"{name}: enzyme_py.grad differs from JAX (rtol={rtol}, "
+                                    f"atol={atol}); worst entries:", rows, jax_ratio))
+    if max(fd_ratio, default=0.0) > 1:
+        raise AssertionError(_table(f"{name}: enzyme_py.grad differs from central finite "
+                                    f"differences (fd_rtol={fd_rtol}); worst entries:", rows,
+                                    fd_ratio))
     return ours
 
 

@@ -68,3 +68,74 @@ def test_module_entry_point_no_traceback(tmp_path):
 def test_demo_runs(capsys):
     assert main(["demo", "--quiet"]) == 0
     assert "demo: all checks passed" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def _cli(tmp_path, text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`enzyme-py ARGS user.ll` in a child process (LLVM ending it fails the test only)."""
+    path = tmp_path / "user.ll"
+    path.write_text(text)
+    argv = [a if a != "%s" else path.name for a in args]
+    return subprocess.run([sys.executable, "-m", "enzyme_py", *argv], capture_output=True,
+                          text=True, check=False, cwd=tmp_path, timeout=300)
+
+
+def test_literal_of_the_wrong_type_names_file_line_col(tmp_path):
+    res = _cli(tmp_path, "define void @f(ptr %p) {\n  store double 64, ptr %p\n  ret void\n}\n",
+               "opt", "%s")
+    assert res.returncode == 1
+    assert "user.ll:2:16: error: integer constant must have integer type" in res.stderr
+    assert "store double 64, ptr %p" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_use_before_definition_names_the_users_line(tmp_path):
+    res = _cli(tmp_path, "define double @f(double %x) {\nentry:\n  %y = fadd double %z, 1.0\n"
+               "  %z = fmul double %x, %x\n  ret double %y\n}\n", "grad", "%s", "-f", "f")
+    assert res.returncode == 1
+    assert "user.ll:3: in function @f, block %entry" in res.stderr
+    assert "(at user.ll:4)" in res.stderr
+
+
+def test_llvm_errors_name_the_users_line_not_the_reprinted_one(tmp_path):
+    text = ("; comments the printer drops\n\n\ndefine double @f(i32 %x) {\nentry:\n  ; more\n"
+            "  %y = fptosi i32 %x to double\n  ret double %y\n}\n")
+    for args in (("opt", "%s"), ("grad", "%s", "-f", "f")):
+        res = _cli(tmp_path, text, *args)
+        assert res.returncode == 1, res.stderr
+        assert "user.ll:7: error: invalid cast opcode for cast from 'i32' to 'double'" \
+            in res.stderr
+        assert "module:" not in res.stderr
+
+
+def test_unterminated_string_quotes_only_its_line(tmp_path):
+    res = _cli(tmp_path, 'source_filename = "abc\n\ndefine void @f() {\n  ret void\n}\n'
+               'attributes #0 = { "a"="b" }\n', "opt", "%s")
+    assert res.returncode == 1
+    assert "user.ll:1:19: error: expected file name, found a quoted string with no closing" \
+        in res.stderr
+    assert "ret void" not in res.stderr and "attributes" not in res.stderr
+
+
+def test_unknown_target_cpu_is_a_warning_not_a_crash(tmp_path):
+    text = ("define double @f(double %x) #0 {\n  %y = fmul double %x, %x\n  ret double %y\n}\n"
+            'attributes #0 = { "target-cpu"="nonsense" "target-features"="+sse2" }\n')
+    res = _cli(tmp_path, text, "grad", "%s", "-f", "f")
+    assert res.returncode == 0, res.stderr
+    warning = ("enzyme-py grad: warning: attributes #0: 'nonsense' is not a recognized "
+               "processor for target")
+    assert res.stderr.count(warning) == 1, res.stderr
+    assert "LLVM ERROR" not in res.stderr and "@diffe_f" in res.stdout
+
+
+def test_module_for_another_target_is_differentiated_for_it(tmp_path):
+    text = ('target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"\n'
+            'target triple = "nvptx64-nvidia-cuda"\n\n'
+            "define double @sq(double %x) #0 {\n  %y = fmul double %x, %x\n  ret double %y\n}\n"
+            'attributes #0 = { "target-cpu"="sm_80" "target-features"="+ptx88,+sm_80" }\n')
+    res = _cli(tmp_path, text, "grad", "%s", "-f", "sq")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert 'target triple = "nvptx64-nvidia-cuda"' in res.stdout
+    assert "define double @diffe_sq(" in res.stdout

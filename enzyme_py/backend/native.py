@@ -2,11 +2,17 @@
 
 Invariants:
 
-- Native code comes from OrcJIT (one process-wide LLJIT per codegen level, never disposed; one
-  JIT library per `compile_ir`), which reports an unresolved symbol as an error where MCJIT
-  would crash. The library is unloaded when its `JITModule` and all its `NativeFunction`s are
-  collected.
+- Native code comes from OrcJIT (one JIT library per `compile_ir`), which reports an unresolved
+  symbol as an error where MCJIT would crash. The library is unloaded when its `JITModule` and
+  all its `NativeFunction`s are collected, by reference counting: nothing here makes a cycle.
+- An unloaded library leaves its (empty) JITDylib, ~9 KiB, in its LLJIT: llvmlite 0.50 cannot
+  remove one. So once `_UNLOADED_PER_JIT` libraries of an LLJIT are unloaded, a fresh LLJIT
+  takes the new ones; each library's tracker holds its LLJIT (a C++ `shared_ptr`), which is
+  freed, with every JITDylib in it, when its last library is unloaded. Code that is kept
+  never makes a new LLJIT (each costs ~0.85 MiB once it has code); nothing else is pinned.
 - Only `compile_ir` maps libm calls to libmvec's vector functions (`vector_math`).
+- A `NativeFunction` makes no ctypes type of its own (ctypes caches those forever): struct
+  results share one structure class per layout (`_result_struct`).
 - `NativeFunction.__call__` checks the argument count, then every argument with its converter
   (see `arguments`), before native code runs; unsupported signatures raise `BackendError` when
   the function is looked up, never at call time.
@@ -15,9 +21,12 @@ Invariants:
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import operator
 import os
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +40,7 @@ from enzyme_py.backend.arguments import (
     _int_converter,
     _pointer_converter,
 )
+from enzyme_py.backend.jit_check import check_jit
 from enzyme_py.backend.pipelines import _check_level, _run_pipeline
 from enzyme_py.backend.signatures import (
     ArgSpec,
@@ -43,9 +53,18 @@ from enzyme_py.backend.signatures import (
     _sret_name,
     _sret_wrapper,
 )
-from enzyme_py.backend.target import _host, _init_lock, _machine, _target_host
+from enzyme_py.backend.target import _host, _machine, _target_host
 from enzyme_py.backend.text import _scratch
 from enzyme_py.errors import BackendError, CallError
+
+
+@functools.cache
+def _result_struct(fields: tuple[Any, ...]) -> Any:
+    """The ctypes structure `{f0, f1, ...}` of these field types, one class per layout: ctypes
+    caches every pointer and function type made from a class forever, so a class per
+    `NativeFunction` would never be freed."""
+    return type("Result", (ctypes.Structure,), {"_fields_": [
+        (f"f{i}", field) for i, field in enumerate(fields)]})
 
 
 class NativeFunction:
@@ -60,7 +79,7 @@ class NativeFunction:
     """
 
     __slots__ = ("name", "address", "arg_names", "llvm_type", "_module", "_nargs",
-                 "_converters", "_cfunc", "_post", "_out_type", "_fields")
+                 "_converters", "_cfunc", "_post", "_out_type", "_fields", "__weakref__")
 
     def __init__(self, module: JITModule, info: _FunctionInfo,
                  signature: Signature | None) -> None:
@@ -109,8 +128,7 @@ class NativeFunction:
             restype = None
         elif _returns_struct(info):
             names = [f"f{i}" for i in range(len(ret.fields))]
-            self._out_type = type("Result", (ctypes.Structure,), {"_fields_": [
-                (n, _result_ctype(f)) for n, f in zip(names, ret.fields, strict=True)]})
+            self._out_type = _result_struct(tuple(_result_ctype(f) for f in ret.fields))
             getter = operator.attrgetter(*names)
             self._fields = getter if len(names) > 1 else (lambda r: (getter(r),))
             argtypes.insert(0, ctypes.POINTER(self._out_type))
@@ -158,7 +176,10 @@ class JITModule:
         self._tracker = tracker  # OrcJIT unloads the code when this is collected
         self._addresses = addresses
         self._functions = functions
-        self._cache: dict[tuple[str, Signature | None], NativeFunction] = {}
+        # weak: a function holds its module, so a strong cache would make a cycle, and the
+        # code would wait for the cyclic garbage collector to be unloaded
+        self._cache: weakref.WeakValueDictionary[tuple[str, Signature | None],
+                                                 NativeFunction] = weakref.WeakValueDictionary()
 
     @property
     def functions(self) -> list[str]:
@@ -183,11 +204,12 @@ class JITModule:
     def function(self, name: str, signature: Signature | None = None) -> NativeFunction:
         """A checked Python callable for the defined function `name`."""
         key = (name, signature)
-        if key not in self._cache:
+        fn = self._cache.get(key)
+        if fn is None:
             if name not in self._functions:
                 raise self._missing(name)
-            self._cache[key] = NativeFunction(self, self._functions[name], signature)
-        return self._cache[key]
+            fn = self._cache[key] = NativeFunction(self, self._functions[name], signature)
+        return fn
 
     def __repr__(self) -> str:
         return f"<JITModule functions={self.functions}>"
@@ -196,18 +218,50 @@ class JITModule:
 # `appending`: `@llvm.compiler.used` (see vector_math) is not a symbol to export.
 _HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private, llvm.Linkage.available_externally,
            llvm.Linkage.appending}
-_jits: dict[int, Any] = {}
+#: Unloaded libraries after which new ones go to a fresh LLJIT: what they leave behind (~0.6
+#: MiB) then weighs about what a fresh LLJIT costs (~0.85 MiB, ~1 ms), so compiling and dropping
+#: code forever keeps at most about two LLJITs' worth.
+_UNLOADED_PER_JIT = 64
+
+
+class _Generation:
+    """An LLJIT that libraries of one codegen level are linked into, and how many of them
+    have been unloaded."""
+
+    def __init__(self, machine: llvm.TargetMachine) -> None:
+        self.jit = llvm.create_lljit_compiler(machine)
+        self.unloaded = 0
+
+    def count_unloaded(self) -> None:
+        # From any thread, even one in `_link` (so no lock): a lost count only delays a switch.
+        self.unloaded += 1
+
+
+_jits: dict[int, _Generation] = {}  # codegen level -> the current generation; under _link_lock
+_link_lock = threading.Lock()
 _library_ids = itertools.count()
 
 
-def _orc(level: int) -> Any:
-    """The process-wide OrcJIT instance for codegen opt `level` (never disposed, so no
-    collection order can free it before the libraries that it holds)."""
+def _link(builder: llvm.JITLibraryBuilder, level: int) -> Any:
+    """Link `builder` into the current LLJIT of codegen `level`; its resource tracker.
+
+    Linking and switching to a fresh LLJIT happen under one lock, so no library is linked into
+    an LLJIT that is being let go (llvmlite serializes its calls anyway). The Python handle of
+    the LLJIT let go is closed: the C++ LLJIT lives on in its libraries' trackers."""
     machine = _machine(level)
-    with _init_lock:
-        if level not in _jits:
-            _jits[level] = llvm.create_lljit_compiler(machine)
-        return _jits[level]
+    with _link_lock:
+        generation = _jits.get(level)
+        if generation is None or generation.unloaded >= _UNLOADED_PER_JIT:
+            if generation is not None:
+                generation.jit.close()
+            generation = _jits[level] = _Generation(machine)
+        try:
+            tracker = builder.link(generation.jit, f"enzyme_py.{next(_library_ids)}")
+        except RuntimeError:
+            generation.count_unloaded()  # a failed link leaves its JITDylib too
+            raise
+    weakref.finalize(tracker, generation.count_unloaded)
+    return tracker
 
 
 def _unresolved(module: llvm.ModuleRef) -> list[str]:
@@ -252,6 +306,7 @@ def compile_ir(text: str, opt_level: int = 2) -> JITModule:
         1.5
     """
     _check_level(opt_level)
+    check_jit(text, opt_level)  # what LLVM would end the process on (see `jit_check`)
     library = _vector_library()
     vectorize = opt_level >= 2 and bool(library)
     if vectorize:
@@ -276,7 +331,7 @@ def compile_ir(text: str, opt_level: int = 2) -> JITModule:
     for name in exports:
         builder.export_symbol(name)
     try:
-        tracker = builder.link(_orc(opt_level), f"enzyme_py.{next(_library_ids)}")
+        tracker = _link(builder, opt_level)
     except RuntimeError as err:
         raise BackendError(f"LLVM could not compile and link the module: {err} (a symbol "
                            "the code generator calls may be missing from the process; LLVM "

@@ -8,6 +8,8 @@ Invariants:
   (module first), so a named struct type is never renamed because of another module.
 - A parse or verifier failure raises `BackendError` naming the module, with LLVM's diagnostic
   and the offending source line; LLVM never aborts the process.
+- Every text goes through `target_check.checked_text` first: target attributes that LLVM
+  would ignore are dropped (with a warning), those it would abort on refused.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from contextlib import contextmanager
 
 import llvmlite.binding as llvm
 
-from enzyme_py.backend.target import _host
+from enzyme_py.backend.target import PRINTED_NAME, _host
+from enzyme_py.backend.target_check import checked_text
 from enzyme_py.errors import BackendError
 
 _LOCATION = re.compile(r"<string>:(\d+):(\d+): ")
@@ -38,6 +41,7 @@ def _parse_error(message: str, text: str, name: str) -> BackendError:
 
 def _parse_into(text: str, name: str, context: llvm.ContextRef) -> llvm.ModuleRef:
     _host()
+    text = checked_text(text, name)
     try:
         module = llvm.parse_assembly(text, context)
     except RuntimeError as err:
@@ -52,7 +56,7 @@ def _parse_into(text: str, name: str, context: llvm.ContextRef) -> llvm.ModuleRe
     return module
 
 
-def parse_llvm(text: str, name: str = "module") -> llvm.ModuleRef:
+def parse_llvm(text: str, name: str = PRINTED_NAME) -> llvm.ModuleRef:
     """Parse and verify LLVM text with llvmlite.
 
     The module lives in llvmlite's global context, which is never disposed (as in Numba), so
@@ -70,7 +74,7 @@ def parse_llvm(text: str, name: str = "module") -> llvm.ModuleRef:
 
 
 @contextmanager
-def _scratch(text: str, name: str = "module") -> Iterator[llvm.ModuleRef]:
+def _scratch(text: str, name: str = PRINTED_NAME) -> Iterator[llvm.ModuleRef]:
     """A parsed module in a fresh context; both are disposed, module first, on exit.
 
     Text-to-text work happens here so that no struct type is renamed because of another

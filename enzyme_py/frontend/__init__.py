@@ -9,7 +9,7 @@ from __future__ import annotations
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite, specialize
 from enzyme_py.frontend.errors import FrontendError
-from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple, type_of_value
+from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tree, Tuple, type_of_value
 from enzyme_py.ir import GlobalVariable, Module, verify
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -17,17 +17,19 @@ from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantAggregate
 
 __all__ = ["Array", "Compiled", "CompileSession", "ErrorSite", "FType", "FrontendError",
-           "Scalar", "Tuple", "compile_python", "type_of_value"]
+           "Scalar", "Tree", "Tuple", "compile_python", "type_of_value"]
 
 
 def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
-                   bounds_check: bool = True, noalias: bool = True
-                   ) -> tuple[Module, Compiled, CompileSession]:
+                   bounds_check: bool = True, noalias: bool = True,
+                   python_errors: bool = False) -> tuple[Module, Compiled, CompileSession]:
     """Compile `pyfunc` for `arg_types` into a fresh module (verified). With `noalias`, the
-    caller promises that no two array arguments overlap."""
+    caller promises that no two array arguments overlap; with `python_errors`, math.* domain
+    errors and float division by zero raise as in Python (see `domain_checks`)."""
     name = getattr(pyfunc, "__name__", "f")
     session = CompileSession(Module(f"enzyme_py:{name}"), specialize,
-                             bounds_check=bounds_check, noalias=noalias)
+                             bounds_check=bounds_check, noalias=noalias,
+                             python_errors=python_errors)
     compiled = session.compile(pyfunc, arg_types)
     if isinstance(pyfunc, CustomRule):  # the rule applies to calls: call it from an entry
         compiled = _entry_calling(session, name, compiled)

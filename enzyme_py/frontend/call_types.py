@@ -13,10 +13,11 @@ back).
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
 
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend import arguments, local_functions
+from enzyme_py.frontend import arguments, local_functions, trees
 from enzyme_py.frontend import builtins as B
 from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.errors import SourceInfo
@@ -30,6 +31,7 @@ from enzyme_py.frontend.ftypes import (
     Array,
     FType,
     Scalar,
+    Tree,
     Tuple,
     unify,
 )
@@ -121,6 +123,12 @@ class CallTyper:
         # string literals (einsum subscripts, norm orders) are read from the nodes
         types = [STRING if _is_string(n) or self.is_dtype(n) else
                  self.literal_type(n, lenient) for n in nodes]
+        adds_up = self.resolve_global(e.func) is builtins.sum  # sum(t): its children
+        for n, t in zip(nodes, types, strict=True):
+            if not adds_up and (isinstance(t, Tree) and not isinstance(n, ast.List | ast.Tuple)
+                                or isinstance(t, Tuple) and isinstance(n, ast.Name)):
+                raise self.src.error(n, f"{t} cannot be passed to a NumPy function",
+                                     "pass its arrays: t['W']")
         keywords: dict[str, ast.expr] = {}
         for k in e.keywords:
             if k.arg is None:
@@ -133,12 +141,26 @@ class CallTyper:
         if entry is not None:
             return self._registered_call_type(e, entry, receiver, lenient)
         fn = self.resolve_global(e.func)
+        if fn is _MISSING and isinstance(e.func, ast.Attribute):
+            base = self.container_of(e.func.value)  # type: ignore[attr-defined]
+            if base is not None:
+                raise self.src.error(e.func, f"method .{e.func.attr}() of "
+                                     f"{trees.describe(base)} is not supported",
+                                     "for v in d.values(), for k, v in d.items(), "
+                                     "for k in d.keys() (loops, unrolled); len(t)")
         if fn is _MISSING:
             raise self.src.error(e.func, "cannot call this: only known functions",
                                  B.SUPPORTED_CALLS)
+        if trees.is_record_class(fn):
+            return self.record_type(e, fn, lenient)  # type: ignore[attr-defined,arg-type]
         args = [self.expr_type(a, lenient) for a in e.args]
         if any(a is None for a in args):
             return None
+        if not is_user_function(fn):
+            for a, t in zip(e.args, args, strict=True):
+                if trees.is_container(t) and not (fn in B.LEN and len(args) == 1):
+                    raise self.src.error(a, f"{t} is passed where a number or an array is "
+                                         "needed", "its children: t['W'], t[0], p.W")
         if any(isinstance(a, Array) for a in args) and _elementwise_function(fn):
             return self._elementwise_call_type(e, fn, args)
         if fn in B.UNARY_MATH or fn in B.LOG or fn in B.BINARY_MATH:
@@ -182,9 +204,9 @@ class CallTyper:
             types = self.call_arg_types(e, fn, args, lenient)
             if types is None:
                 return None
-            if any(isinstance(a, Tuple) for a in types):
-                raise self.src.error(e, "tuples cannot be passed to functions",
-                                     "numbers and arrays as arguments")
+            if isinstance(fn, CustomRule) and any(trees.is_container(a) for a in types):
+                raise self.src.error(e, "a function with a custom rule takes numbers and "
+                                     "arrays, not containers", "pass the arrays themselves")
             return self.return_type_of(fn, tuple(types))  # type: ignore[arg-type]
         raise self.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not "
                              "supported", B.SUPPORTED_CALLS)
@@ -203,7 +225,7 @@ class CallTyper:
                 t = _constant_type(bnd.default, e, self.src)
             if t is None:
                 return None
-            out.append(t.value if isinstance(t, Array) else t)
+            out.append(trees.tree_value(t))
         if isinstance(fn, local_functions.LocalFunction):
             for name in fn.captured:
                 t = self.env.get(name)
@@ -212,7 +234,10 @@ class CallTyper:
                         return None  # not typed yet
                     raise self.src.error(e, f"{fn.name}() reads '{name}', which is not "
                                          "defined here")
-                out.append(t.value if isinstance(t, Array) else t)
+                if name in self.key_names:  # type: ignore[attr-defined]
+                    raise self.src.error(e, f"{fn.name}() reads '{name}', a dict's key "
+                                         "known at compile time only", "pass d[k] instead")
+                out.append(trees.tree_value(t))
         return out
 
     def _elementwise_call_type(self, e: ast.Call, fn: object, args: list) -> FType:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
-from enzyme_py.frontend import comprehensions
+from enzyme_py.frontend import comprehensions, domain_checks, tree_values, trees
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays.elementwise import lift
-from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tuple
+from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tree, Tuple
 from enzyme_py.frontend.values import AVal, SVal, const, convert
 from enzyme_py.ir.values import ConstantInt, Value
 from enzyme_py.rules.mathcalls import emit_math
@@ -30,6 +30,8 @@ def compile_call(c: Compiling, e: ast.Call) -> Any:
     if entry is not None:
         return _registered_call(c, e, entry, receiver, t)
     fn = c.typer.resolve_global(e.func)
+    if trees.is_record_class(fn):
+        return tree_values.record(c, e, fn)  # type: ignore[arg-type]
     args = [c.expr(a) for a in e.args]
     if isinstance(t, Array) and any(L.is_array(a) for a in args) and not _is_user(fn):
         return lift(c, args, t.elem, lambda vals: _scalar_call(c, e, fn, vals, t.elem), e)
@@ -52,7 +54,8 @@ def _registered_call(c: Compiling, e: ast.Call, entry: Any, receiver: ast.expr |
     args = [n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else
             c.typer.resolve_global(n) if c.typer.is_dtype(n) else
             comprehensions.lazy(c, n, entry.filters) if isinstance(n, ast.ListComp |
-                                                                    ast.GeneratorExp) else
+                                                                    ast.GeneratorExp) and
+            not isinstance(c.typer.expr_type(n), Tree) else
             _literal(c, n) if entry.lists else c.expr(n) for n in nodes]
     keywords = {k.arg: k.value for k in e.keywords if k.arg is not None}
     return entry.emit(EmitCall(c, e, args, nodes, keywords, t))
@@ -98,6 +101,8 @@ def _scalar_call(c: Compiling, e: ast.Call, fn: object, args: list,
         assert isinstance(t, Scalar)
         return convert(b, _scalar_arg(c, e, args, 0), t)
     if fn in B.LEN:
+        if len(args) == 1 and trees.is_container(c.typer.expr_type(e.args[0])):
+            return tree_values.length(args[0], c.typer.expr_type(e.args[0]))
         if len(args) != 1 or not L.is_array(args[0]):
             raise c.src.error(e, "len() needs an array")
         return SVal(I64, args[0].dims[0])
@@ -120,7 +125,11 @@ def _math(c: Compiling, e: ast.Call, fn: object, args: list, t: FType | None) ->
     if fn in B.LOG:
         if len(vals) == 2:  # math.log(x, base)
             num = emit_math(b, module, "log", [vals[0]])
-            return SVal(ft, b.fdiv(num, emit_math(b, module, "log", [vals[1]])))
+            domain_checks.check_math(c, e, fn, "log", vals[:1], num)
+            den = emit_math(b, module, "log", [vals[1]])
+            domain_checks.check_math(c, e, fn, "log", vals[1:], den)
+            domain_checks.check_log_base(c, e, fn, den)
+            return SVal(ft, b.fdiv(num, den))
         name = "log"
     elif fn in B.BINARY_MATH:
         name = B.BINARY_MATH[fn]
@@ -131,6 +140,7 @@ def _math(c: Compiling, e: ast.Call, fn: object, args: list, t: FType | None) ->
         if len(vals) != 1:
             raise c.src.error(e, f"{name} takes one number")
     result = SVal(ft, emit_math(b, module, name, vals))
+    domain_checks.check_math(c, e, fn, name, vals, result.v)  # errors="python" only
     return convert(b, result, t) if t != ft else result
 
 
@@ -191,12 +201,19 @@ def _user_call(c: Compiling, e: ast.Call, fn: object, args: list,
         elif isinstance(a, SVal) and not isinstance(a.type, Tuple):
             arg_types.append(a.type)
             flat.append(a.v)
-        else:
-            raise c.src.error(e, "tuples cannot be passed to functions")
+        else:  # a container: its leaves, flat
+            at, leaves = tree_values.flatten_argument(c, a, e)
+            arg_types.append(at)
+            flat.extend(leaves)
     callee = c.session.function_for(fn, tuple(arg_types))
     result = c.b.call(callee, flat)
     if isinstance(t, Scalar):
         return SVal(t, result)
+    if isinstance(t, Tree):
+        leaf_tuple = tree_values.leaf_tuple(t)
+        leaves = _unpack_result(c, result, leaf_tuple) if _has_array(leaf_tuple) else [
+            SVal(it, c.b.extractvalue(result, [k])) for k, it in enumerate(leaf_tuple.items)]
+        return tree_values.unpack_result(c, t, leaves)
     if isinstance(t, Array | Tuple) and _has_array(t):
         items = _unpack_result(c, result, t)
         return items[0] if isinstance(t, Array) else items

@@ -2,11 +2,12 @@
 
 ABI of a compiled function: each scalar argument as its IR type; each array argument as a data
 pointer followed by one i64 extent per dimension (C order) and, for a `strided` array type,
-one i64 stride per dimension (in elements). Results: a scalar; an array as a struct
+one i64 stride per dimension (in elements); each container (`Tree`) argument as its leaves'
+ABIs, one after the other (see `tree_values`). Results: a scalar; an array as a struct
 `{ptr, i64 extents...}` of a fresh C-contiguous heap block the caller frees; a flat struct
-of the items' fields for a tuple; or void. Which functions are compiled for which signatures
-is the `session`'s business; expressions are the `expressions` mixin's, array variables the
-`array_vars` mixin's.
+of the items' fields for a tuple, of its leaves' fields for a tree; or void. Which functions
+are compiled for which signatures is the `session`'s business; expressions are the
+`expressions` mixin's, array variables the `array_vars` mixin's.
 
 Invariants: locals live in entry-block allocas (SROA makes them SSA); every function has one
 `ret`, in its `exit` block; with bounds checks on, an out-of-range index records
@@ -19,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend import iteration, versioning
+from enzyme_py.frontend import iteration, tree_loops, tree_values, versioning
 from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views, writes
@@ -27,7 +28,18 @@ from enzyme_py.frontend.arrays.heap import Heap
 from enzyme_py.frontend.custom_ir import compile_custom
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.expressions import ExpressionCompiler
-from enzyme_py.frontend.ftypes import BOOL, I64, NONE, Array, FType, NoneType, Scalar, Tuple
+from enzyme_py.frontend.ftypes import (
+    BOOL,
+    I64,
+    NONE,
+    Array,
+    FType,
+    NoneType,
+    Scalar,
+    Tree,
+    Tuple,
+    tree_leaves,
+)
 from enzyme_py.frontend.session import (
     Compiled,
     CompileSession,
@@ -35,6 +47,7 @@ from enzyme_py.frontend.session import (
     _param_names,
     _typer_for,
 )
+from enzyme_py.frontend.tree_values import StaticVar
 from enzyme_py.frontend.values import AVal, SVal, c_strides, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -46,6 +59,9 @@ def specialize(session: CompileSession, pyfunc: object, arg_types: tuple[FType, 
     """Compile one specialization (the session's `specialize`, which caches the result): a
     `custom_vjp` / `custom_jvp` function with its rule, else a plain Python function."""
     if isinstance(pyfunc, CustomRule):
+        if any(isinstance(t, Tree) for t in arg_types):
+            raise FrontendError(f"{getattr(pyfunc, '__name__', 'f')}() has a custom rule, so "
+                                "it takes numbers and arrays, not containers")
         return compile_custom(session, pyfunc, arg_types, compile_function)
     return compile_function(session, pyfunc, arg_types)
 
@@ -66,6 +82,8 @@ def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Ty
                 out.extend((T.I64, f"{n}.stride{k}") for k in range(t.ndim))
         elif isinstance(t, Scalar):
             out.append((t.ir, n))
+        elif isinstance(t, Tree):  # its leaves, named after their paths (`params.W`)
+            out.extend(tree_values.ir_params(t, n))
         else:
             raise FrontendError(f"argument {n} of type {t} is not supported")
     return out
@@ -74,17 +92,20 @@ def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Ty
 def ir_return(t: FType) -> T.Type:
     if isinstance(t, Scalar):
         return t.ir
-    if isinstance(t, Array | Tuple):
+    if isinstance(t, Array | Tuple | Tree):
         return T.StructType(tuple(result_fields(t)))
     return T.VOID
 
 
 def result_fields(t: FType) -> list[T.Type]:
-    """The flat fields of a result: a scalar's type; an array's pointer and extents."""
+    """The flat fields of a result: a scalar's type; an array's pointer and extents; a
+    tuple's or a tree's leaves' fields, one after the other."""
     if isinstance(t, Scalar):
         return [t.ir]
     if isinstance(t, Array):
         return [T.PTR, *([T.I64] * t.ndim)]
+    if isinstance(t, Tree):
+        return [f for leaf in tree_leaves(t) for f in result_fields(leaf)]
     assert isinstance(t, Tuple)
     return [f for item in t.items for f in result_fields(item)]
 
@@ -150,6 +171,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                     c_strides(self.b, dims)
                 self.store_var(n, AVal(t.value, ptr, dims, strides, not t.strided,
                                        ("param", n)), initial=True)
+            elif isinstance(t, Tree):
+                self.store_var(n, tree_values.param_value(self, t, n, args), initial=True)
             else:
                 assert isinstance(t, Scalar)
                 self.store_var(n, SVal(t, next(args)))
@@ -171,6 +194,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         _drop_unreachable_blocks(fn)
 
     def _make_var(self, name: str, t: FType) -> object:
+        if name in self.typer.static_names:
+            return StaticVar()
         if isinstance(t, Array):
             return self._make_array_var(name, t)
         if isinstance(t, Scalar):
@@ -184,6 +209,9 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         if isinstance(var, ArrayVar):
             self._bind_array(name, var, val, node, initial)
             return
+        if isinstance(var, StaticVar):
+            tree_values.bind_static(self, name, var, val, node)
+            return
         t = var[0]  # type: ignore[index]
         if not isinstance(t, Scalar):
             raise self.src.error(node, f"'{name}' is {t}, cannot assign a number")
@@ -194,6 +222,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         var = self.vars[name]
         if isinstance(var, ArrayVar):
             return self._load_array(name, var)
+        if isinstance(var, StaticVar):
+            return tree_values.load_static(self, name, var, None)
         t = var[0]  # type: ignore[index]
         return SVal(t, self.b.load(t.ir, var[1], name=name))  # type: ignore[index]
 
@@ -329,8 +359,9 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             return
         if not isinstance(s.target, ast.Name):
             raise self.src.error(s.target, "cannot update this", "x += ..., a[i] += ...")
-        if isinstance(self.vars.get(s.target.id), ArrayVar):  # a += b writes a's memory
-            view = self.load_var(s.target.id)
+        var = self.vars.get(s.target.id)
+        if isinstance(var, ArrayVar) or isinstance(var, StaticVar) and L.is_array(var.value):
+            view = self.view(self.load_var(s.target.id), s)  # a += b writes a's memory
             assert isinstance(view, AVal)
             writes.store(self, view, self.binop(s.op, view, self.expr(s.value), s), s)
             return
@@ -341,16 +372,12 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
     def stmt_Return(self, s: ast.Return) -> None:
         if s.value is not None:
             val = self.expr(s.value)
-            if isinstance(self.ret_type, Tuple | Array):
-                items = [val] if isinstance(self.ret_type, Array) else \
-                    self.unpack_tuple(val, s.value, len(self.ret_type.items))
-                types = [self.ret_type] if isinstance(self.ret_type, Array) else \
-                    list(self.ret_type.items)
-                fields: list[Value] = []
-                for it, t in zip(items, types, strict=True):
-                    fields.extend(self._result_fields(it, t, s.value))
-                ret_ir = self.fn.return_type
-                agg: Value = zero(ret_ir)
+            if isinstance(self.ret_type, Tree | Tuple | Array):
+                if isinstance(self.ret_type, Tuple):
+                    val = self.unpack_tuple(val, s.value, len(self.ret_type.items))
+                fields = tree_values.result_fields(val, self.ret_type, s.value,
+                                                   self._result_fields)
+                agg: Value = zero(self.fn.return_type)
                 for k, f in enumerate(fields):
                     agg = self.b.insertvalue(agg, f, [k])
                 self.b.store(agg, self.ret_slot)
@@ -415,7 +442,11 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                                  "a flag variable set before break")
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name) and
                 s.iter.func.id == "range"):
-            self._for_over_sequences(s)
+            loop = tree_loops.parse(self.typer, s)
+            if isinstance(loop, tree_loops.Unrolled):
+                tree_loops.compile_loop(self, s, loop)
+            else:
+                self._for_over_sequences(s)
             return
         assert isinstance(s.target, ast.Name)
         args = s.iter.args

@@ -48,6 +48,7 @@ class SessionContext(Protocol):
 
     bounds_check: bool
     noalias: bool
+    python_errors: bool
 
     def function_for(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Function: ...
 

@@ -3,7 +3,10 @@
 Invariants: each expression is evaluated exactly once, left to right; arithmetic follows
 Python: `/` is true division, `//` and `%` round toward minus infinity (for ints and floats),
 `**` with a small constant integer exponent becomes multiplications, comparisons chain;
-`and`/`or`/`if-else` short-circuit. Types come from `Typer.expr_type`.
+`and`/`or`/`if-else` short-circuit. Types come from `Typer.expr_type`. Integer `//` and `%`
+by zero raise `ZeroDivisionError` in every mode, and never reach a hardware division by -1
+(which traps for the minimum); float `/ // % **` on numbers raise as Python only with
+`errors="python"` (`domain_checks`), else give IEEE results.
 """
 
 from __future__ import annotations
@@ -11,9 +14,19 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
+from enzyme_py.frontend import domain_checks, tree_values
 from enzyme_py.frontend.arrays import elementwise, views
 from enzyme_py.frontend.arrays import lazy as L
-from enzyme_py.frontend.ftypes import BOOL, F64, I64, Array, Scalar, Tuple, arithmetic_result
+from enzyme_py.frontend.ftypes import (
+    BOOL,
+    F64,
+    I64,
+    Array,
+    Scalar,
+    Tree,
+    Tuple,
+    arithmetic_result,
+)
 from enzyme_py.frontend.values import AVal, SVal, c_strides, const, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -39,6 +52,7 @@ class ExpressionCompiler:
     fn: Function
     alloca_at: Builder
     loops: list
+    vars: dict[str, object]
     unchecked: set[int]  # ids of subscripts proven in bounds (no check, no wrap-around)
 
     # hooks provided by the statement compiler
@@ -58,6 +72,8 @@ class ExpressionCompiler:
 
     def scalar(self, e: ast.expr) -> SVal:
         v = self.expr(e)
+        if isinstance(v, tree_values.TVal):
+            raise self.src.error(e, f"a number is needed here, this is {v.type}")
         if not isinstance(v, SVal) or isinstance(v.type, Tuple):
             raise self.src.error(e, "a number is needed here")
         return v
@@ -81,6 +97,8 @@ class ExpressionCompiler:
         return convert(self.b, self.scalar(e), BOOL).v
 
     def unpack_tuple(self, val: Any, node: ast.AST, n: int) -> list[SVal]:
+        if isinstance(val, tree_values.TVal):
+            return tree_values.items_of(self, val, val.type, node, n)
         if isinstance(val, SVal) and isinstance(val.type, Tuple):
             if len(val.type.items) != n:
                 raise self.src.error(node, f"cannot unpack {len(val.type.items)} values into {n}")
@@ -99,7 +117,11 @@ class ExpressionCompiler:
         assert isinstance(t, Scalar)
         return const(t, e.value)
 
-    def expr_Name(self, e: ast.Name) -> SVal | AVal:
+    def expr_Name(self, e: ast.Name) -> Any:
+        var = self.vars.get(e.id)
+        if isinstance(var, tree_values.StaticVar):
+            self.typer.expr_type(e)  # a dict's key is no value
+            return tree_values.load_static(self, e.id, var, e)
         if e.id in self.typer.env:
             return self.load_var(e.id)
         return self._global_constant(e)
@@ -114,6 +136,8 @@ class ExpressionCompiler:
         if isinstance(e.value, ast.Name) and e.value.id not in self.typer.env:
             return self._global_constant(e)
         self.typer.expr_type(e)
+        if self.typer.container_of(e.value) is not None:
+            return tree_values.attribute(self, e)
         arr = self.expr(e.value)
         assert L.is_array(arr)
         if e.attr == "ndim":
@@ -122,18 +146,36 @@ class ExpressionCompiler:
             return views.transpose(self, self.view(arr, e))
         return SVal(I64, L.count_of(self, arr.dims))
 
-    def expr_Tuple(self, e: ast.Tuple) -> list[Any]:
+    def expr_Tuple(self, e: ast.Tuple) -> Any:
+        if isinstance(self.typer.expr_type(e), Tree):
+            return tree_values.literal(self, e)
         return [self.expr(x) for x in e.elts]
 
-    def expr_ListComp(self, e: ast.ListComp) -> Any:
-        from enzyme_py.frontend import comprehensions
+    def expr_List(self, e: ast.List) -> Any:
+        return tree_values.literal(self, e)
 
-        return comprehensions.lazy(self, e)
+    def expr_Dict(self, e: ast.Dict) -> Any:
+        return tree_values.literal(self, e)
+
+    def expr_ListComp(self, e: ast.ListComp) -> Any:
+        return self.expr_GeneratorExp(e)  # type: ignore[arg-type]
 
     def expr_GeneratorExp(self, e: ast.GeneratorExp) -> Any:
-        from enzyme_py.frontend import comprehensions
+        from enzyme_py.frontend import comprehensions, tree_comprehensions, tree_loops
 
+        loop = tree_comprehensions.loop_of(self.typer, e)
+        if isinstance(loop, tree_loops.Unrolled):  # over a container: a list of elements
+            return tree_comprehensions.compile_comprehension(self, e, loop)
         return comprehensions.lazy(self, e)
+
+    def expr_DictComp(self, e: ast.DictComp) -> Any:
+        from enzyme_py.frontend import tree_comprehensions, tree_loops
+
+        loop = tree_comprehensions.loop_of(self.typer, e)
+        if not isinstance(loop, tree_loops.Unrolled):
+            self.typer.expr_type(e)  # raises the precise error
+            raise self.src.error(e, "a dict comprehension runs over a container")
+        return tree_comprehensions.compile_comprehension(self, e, loop)
 
     def view(self, v: Any, node: ast.AST) -> AVal:
         """An array value as a view (a lazy one is computed into a temporary)."""
@@ -162,8 +204,11 @@ class ExpressionCompiler:
             x, y = convert(b, a, t).v, convert(b, c, t).v
             if t.is_int:
                 raise self.src.error(e, "internal: integer true division")
+            domain_checks.check_division(self, op, (a.type, c.type), y, e)  # errors="python"
             return SVal(t, b.fdiv(x, y))
         x, y = convert(b, a, t).v, convert(b, c, t).v
+        if t.is_float and isinstance(op, (ast.FloorDiv, ast.Mod)):
+            domain_checks.check_division(self, op, (a.type, c.type), y, e)
         if t.is_float:
             if isinstance(op, ast.Add):
                 return SVal(t, b.fadd(x, y))
@@ -181,10 +226,12 @@ class ExpressionCompiler:
             name = simple.get(type(op))
             if name is not None:
                 return SVal(t, b.binop(name, x, y))
-            if isinstance(op, (ast.FloorDiv, ast.Mod)):
-                self.check(b.icmp("ne", y, ConstantInt(t.ir, 0)), e, "integer division by zero",
+            if isinstance(op, (ast.FloorDiv, ast.Mod)):  # checked in every mode
+                mod = isinstance(op, ast.Mod)
+                self.check(b.icmp("ne", y, ConstantInt(t.ir, 0)), e,
+                           "integer modulo by zero" if mod else "integer division by zero",
                            x, y, 0)
-                return SVal(t, self._int_floor_divmod(x, y, isinstance(op, ast.Mod)))
+                return SVal(t, self._int_floor_divmod(x, y, mod))
         raise self.src.error(e, f"operator {type(op).__name__} is not supported here")
 
     def _float_mod(self, x: Value, y: Value) -> Value:
@@ -197,10 +244,18 @@ class ExpressionCompiler:
         return b.select(fix, b.fadd(r, y), r)
 
     def _int_floor_divmod(self, x: Value, y: Value, mod: bool) -> Value:
+        """Python's int `//` or `%` for a divisor `y` checked non-zero. `x // -1` is `-x`,
+        wrapping at the minimum as NumPy's int64 does: the hardware division traps there
+        (`sdiv` of the minimum by -1 is undefined), so it never divides by -1."""
         b = self.b
         zero = ConstantInt(x.type, 0)
-        q = b.binop("sdiv", x, y)
-        r = b.binop("srem", x, y)
+        minus_one = None if isinstance(y, ConstantInt) and y.value != -1 else \
+            b.icmp("eq", y, ConstantInt(x.type, -1))
+        safe = y if minus_one is None else b.select(minus_one, ConstantInt(x.type, 1), y)
+        q = b.binop("sdiv", x, safe)
+        r = b.binop("srem", x, safe)  # x % 1 == x % -1 == 0
+        if minus_one is not None:
+            q = b.select(minus_one, b.sub(zero, x), q)
         fix = b.binop("and", b.icmp("ne", r, zero),
                       b.binop("xor", b.icmp("slt", r, zero), b.icmp("slt", y, zero)))
         if mod:
@@ -217,15 +272,21 @@ class ExpressionCompiler:
             result = base
             for _ in range(cv.value - 1):
                 result = b.fmul(result, base) if t.is_float else b.mul(result, base)
+            if t.is_float and cv.value > 1:
+                domain_checks.check_power(self, base, None, result, e)  # errors="python"
             return SVal(t, result)
         if t.is_int:
             raise self.src.error(e, "integer ** needs a small constant exponent (0..8)",
                                  "int ** 0..8; use float(x) ** y otherwise")
+        base = convert(b, a, t).v
         if c.type.is_int and not c.type == BOOL:
             exp = convert(b, c, Scalar("i32")).v
-            return SVal(t, emit_math(b, self.fn.parent, "powi", [convert(b, a, t).v, exp]))
-        return SVal(t, emit_math(b, self.fn.parent, "pow",
-                                 [convert(b, a, t).v, convert(b, c, t).v]))
+            result = emit_math(b, self.fn.parent, "powi", [base, exp])
+        else:
+            result = emit_math(b, self.fn.parent, "pow", [base, convert(b, c, t).v])
+        if self.session.python_errors:
+            domain_checks.check_power(self, base, convert(b, c, t).v, result, e)
+        return SVal(t, result)
 
     def expr_UnaryOp(self, e: ast.UnaryOp) -> Any:
         v = self.expr(e.operand)
@@ -324,6 +385,8 @@ class ExpressionCompiler:
     # --- arrays -------------------------------------------------------------------------------
 
     def expr_Subscript(self, e: ast.Subscript) -> Any:
+        if self.typer.container_of(e.value) is not None:
+            return tree_values.subscript(self, e)
         if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
             arr = self.expr(e.value.value)
             if not L.is_array(arr):
@@ -358,7 +421,8 @@ class ExpressionCompiler:
 
     def array_index(self, e: ast.Subscript) -> ast.expr | None:
         """The index of `x[mask]` / `x[idx]` (one index, an array), else None."""
-        if isinstance(e.slice, ast.Tuple | ast.Slice):
+        if isinstance(e.slice, ast.Tuple | ast.Slice) or \
+                self.typer.container_of(e.value) is not None:
             return None
         t = self.typer.expr_type(e.slice)
         return e.slice if isinstance(t, Array) else None

@@ -86,7 +86,55 @@ class NoneType:
         return "None"
 
 
-FType = Scalar | Array | Tuple | NoneType
+@dataclass(frozen=True)
+class Tree:
+    """A container of values whose structure is part of the type (a pytree, as in JAX): a
+    tuple, list or dict, or a record (a `NamedTuple` or dataclass class `cls`).
+
+    `items` are the children's types (numbers, arrays, `None`, or trees), in the order of
+    their leaves: a dict's `keys` in sorted order (JAX's), a record's field names in
+    declaration order; `keys` is empty for tuples and lists. As an argument or result a tree
+    is its leaves' ABI, one after the other, in this order (a `None` child has none)."""
+
+    kind: str  # "tuple" | "list" | "dict" | "record"
+    items: tuple[FType, ...]
+    keys: tuple = ()
+    cls: type | None = None  # a record's class
+
+    def __str__(self) -> str:
+        if self.kind == "dict":
+            return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(self.keys, self.items,
+                                                               strict=True)) + "}"
+        inner = ", ".join(str(t) for t in self.items)
+        if self.kind == "record":
+            assert self.cls is not None
+            return f"{self.cls.__name__}({inner})"
+        return f"[{inner}]" if self.kind == "list" else f"({inner})"
+
+    @property
+    def value(self) -> Tree:
+        return self
+
+    def index_of(self, key: object) -> int | None:
+        """The child for a subscript (`t[k]`) or attribute (`t.name`, records): its
+        position, or None when there is no such child."""
+        if self.kind in ("tuple", "list"):
+            n = len(self.items)
+            if isinstance(key, int) and not isinstance(key, bool) and -n <= key < n:
+                return key % n
+            return None
+        return self.keys.index(key) if key in self.keys else None
+
+
+def tree_leaves(t: FType) -> list[FType]:
+    """The leaf types of `t` in ABI order (`t` itself unless it is a tree; `None` has
+    none)."""
+    if isinstance(t, Tree):
+        return [leaf for item in t.items for leaf in tree_leaves(item)]
+    return [] if isinstance(t, NoneType) else [t]
+
+
+FType = Scalar | Array | Tuple | NoneType | Tree
 
 F64, F32, I64, I32, BOOL = Scalar("f64"), Scalar("f32"), Scalar("i64"), Scalar("i32"), \
     Scalar("bool")

@@ -21,6 +21,8 @@ import ast
 import inspect
 import itertools
 import textwrap
+import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -65,6 +67,9 @@ class CompileSession:
     specialize: Specialize  # compiles one specialization, uncached (`compiler.specialize`)
     bounds_check: bool = True
     noalias: bool = True  # array arguments are promised not to overlap (see `arrays.writes`)
+    # math.* domain errors and float division by zero raise as in Python (`domain_checks`),
+    # instead of giving IEEE results (nan, inf) as NumPy does
+    python_errors: bool = False
     compiled: dict[tuple[object, tuple[FType, ...]], Compiled] = field(default_factory=dict)
     in_progress: dict[tuple[object, tuple[FType, ...]], Function] = field(default_factory=dict)
     return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
@@ -132,7 +137,34 @@ class CompileSession:
         return result
 
 
+_parse_lock = threading.Lock()  # CPython 3.11's ast.parse is not thread-safe
+# id(code object) -> (a weak reference to it, its definition, its source); under _parse_lock
+_PARSED: dict[int, tuple[weakref.ref, ast.FunctionDef, SourceInfo]] = {}
+
+
 def _parse_function(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
+    """The `def` of `pyfunc` and where its source lives, parsed once per code object.
+
+    Parsing is serialized: concurrent `ast.parse` calls can fail in CPython 3.11 ("AST
+    constructor recursion depth mismatch"). Every compile of the same code object shares one
+    definition, so the front end never mutates one (a changed definition is built from new
+    nodes, as `LocalFunction.with_captures` does); its decorators are dropped when it is
+    parsed. An entry goes when its code object is collected."""
+    code = getattr(pyfunc, "__code__", None)
+    with _parse_lock:
+        got = _PARSED.get(id(code)) if code is not None else None
+        if got is not None and got[0]() is code:
+            return got[1], got[2]
+        fdef, src = _parse_source(pyfunc)
+        if code is not None:
+            key = id(code)
+            # The callback runs as the code object is freed, before its id can be reused.
+            _PARSED[key] = (weakref.ref(code, lambda _, key=key: _PARSED.pop(key, None)),
+                            fdef, src)
+    return fdef, src
+
+
+def _parse_source(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
     name = getattr(pyfunc, "__name__", "?")
     try:
         lines, first = inspect.getsourcelines(pyfunc)  # type: ignore[arg-type]

@@ -1,17 +1,27 @@
 """Type inference for the Python subset: one type per local variable, fixed per signature.
 
 Invariants: a variable's type is the unification of every value assigned to it anywhere in the
-function (Python's int -> float promotion); an array variable never holds a scalar; the return
-type unifies every `return`. Expression typing here is the single source of truth: code
-generation asks `Typer.expr_type` rather than re-deriving types. Calls are typed by the
-`call_types.CallTyper` mixin.
+function (Python's int -> float promotion), except for a name bound at compile time (a
+container, or the variable of an unrolled loop: `static_names`, see `static_bindings`),
+whose type is that of its latest binding in source order; an array variable never holds a
+scalar; the return type unifies every `return`. Expression typing here is the single source
+of truth: code generation asks `Typer.expr_type` rather than re-deriving types. Calls are
+typed by the `call_types.CallTyper` mixin, containers by the `tree_typing.TreeTyper` one.
 """
 
 from __future__ import annotations
 
 import ast
 
-from enzyme_py.frontend import comprehensions, iteration, local_functions
+from enzyme_py.frontend import (
+    comprehensions,
+    iteration,
+    local_functions,
+    static_bindings,
+    tree_comprehensions,
+    tree_loops,
+    trees,
+)
 from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.call_types import (
     _MISSING,
@@ -38,9 +48,10 @@ from enzyme_py.frontend.ftypes import (
     arithmetic_result,
     unify,
 )
+from enzyme_py.frontend.tree_typing import TreeTyper
 
 
-class Typer(CallTyper):
+class Typer(CallTyper, TreeTyper):
     def __init__(self, fdef: ast.FunctionDef, arg_types: dict[str, FType],
                  globals_: dict[str, object], src: SourceInfo,
                  return_type_of: ReturnTypeOf, owner: object = None,
@@ -72,6 +83,14 @@ class Typer(CallTyper):
                                           if isinstance(t, Array) and t.strided}
         # array variables that may hold a view of memory they did not make
         self._may_view: set[str] = set(arg_types)
+        # names bound at compile time: containers, and the variables of unrolled loops over
+        # children of different types (see `static_bindings`, `tree_loops`)
+        self.static_names: set[str] = {p for p, t in arg_types.items()
+                                       if trees.is_container(t)}
+        self.static_keys: dict[str, object] = {}  # the keys of unrolled loops, while typed
+        self.key_names: set[str] = set()  # names bound to a dict's str keys (no values)
+        self.unrolled: set[int] = set()  # ids of the `for` loops over containers
+        self.scoped_names: set[str] = set()  # unbound after their unrolled loops
 
     # --- the fixpoint -------------------------------------------------------------------------
 
@@ -84,6 +103,7 @@ class Typer(CallTyper):
                 break
         if self.return_type is None:
             self.return_type = NONE
+        self.scoped_names = static_bindings.check(self)
         self.contiguous_vars = {n for n, t in self.env.items()
                                 if isinstance(t, Array) and n not in self._not_contiguous}
         # variables whose every value is a buffer they own (it overlaps no other memory)
@@ -93,6 +113,9 @@ class Typer(CallTyper):
 
     def _note_binding(self, name: str, value: ast.expr) -> None:
         """Record what binding `value` to `name` says about aliasing and contiguity."""
+        if name in self.static_names:
+            self.note_sources(value)  # the compiler holds the value itself
+            return
         if not isinstance(self.env.get(name), Array):
             return
         root = self.view_root(value)
@@ -106,8 +129,13 @@ class Typer(CallTyper):
     def _contiguous_value(self, e: ast.expr) -> bool:
         """Is every value of array expression `e` C-contiguous? (fresh arrays are; a view
         only when it is a contiguous variable itself)"""
+        if trees.is_container(self.expr_type(e, lenient=True)) and not isinstance(e, ast.Call):
+            return False  # unpacked: its children may be any views
         if isinstance(e, ast.Name):
             return e.id not in self._not_contiguous
+        if isinstance(e, ast.Subscript | ast.Attribute) and \
+                self.container_of(e.value) is not None:
+            return self.contiguous_param_leaf(e)
         if isinstance(e, ast.BinOp | ast.UnaryOp | ast.Compare):
             return True  # computed into a fresh buffer
         if isinstance(e, ast.Call):
@@ -116,13 +144,18 @@ class Typer(CallTyper):
         return False
 
     def view_root(self, e: ast.expr) -> str | None:
-        """The variable whose memory `e` is a view of, or None when `e` makes a new array
-        (or is not an array)."""
+        """The variable whose memory `e` is a view of (for a container, the memory its
+        arrays view), or None when `e` makes a new array (or is not an array)."""
         t = self.expr_type(e, lenient=True)
-        if not isinstance(t, Array):
+        if not (isinstance(t, Array) or trees.is_container(t)):
             return None
         if isinstance(e, ast.Name):
             return e.id if e.id in self.env else None
+        if isinstance(e, ast.Subscript | ast.Attribute) and \
+                self.container_of(e.value) is not None:
+            child = self.literal_child(e.value, e.attr if isinstance(e, ast.Attribute) else
+                                       e.slice)
+            return self.view_root(child if isinstance(child, ast.expr) else e.value)
         if isinstance(e, ast.Subscript):
             return self.view_root(e.value)
         if isinstance(e, ast.Attribute) and e.attr == "T":
@@ -145,6 +178,10 @@ class Typer(CallTyper):
         if t is None:
             return
         old = self.env.get(name)
+        if name in self.static_names or trees.is_container(t) or trees.is_container(old):
+            self.static_names.add(name)
+            self.env[name] = t  # bound at compile time: the latest binding's type
+            return
         if old is None:
             self.env[name] = _widen(t)
             return
@@ -168,18 +205,26 @@ class Typer(CallTyper):
                 return
             t = self.expr_type(s.value, lenient=True)
             for target in s.targets:
+                self.check_not_into_container(target)
                 self._target(target, t, s.value)
                 if isinstance(target, ast.Name):
                     self._note_binding(target.id, s.value)
         elif isinstance(s, ast.AnnAssign) and s.value is not None:
             self._target(s.target, self.expr_type(s.value, lenient=True), s.value)
         elif isinstance(s, ast.AugAssign):
+            self.check_not_into_container(s.target)
             if isinstance(s.target, ast.Name):
                 cur = self.env.get(s.target.id)
                 rhs = self.expr_type(s.value, lenient=True)
                 if cur is not None and rhs is not None:
                     self._assign_name(s.target.id, self._binop_type(s.op, cur, rhs, s), s)
         elif isinstance(s, ast.For):
+            loop = None if _is_range(s.iter) else tree_loops.parse(self, s)
+            if loop is tree_loops.PENDING:
+                return  # over a container not typed yet: the fixpoint comes back
+            if isinstance(loop, tree_loops.Unrolled):
+                tree_loops.type_loop(self, s, loop)
+                return
             if _is_range(s.iter):
                 self._assign_name(_for_target(s, self.src), I64, s.target)
             else:
@@ -201,11 +246,11 @@ class Typer(CallTyper):
                 return
             if isinstance(t, Array):
                 t = t.value
-            t = _widen(t)
+            t = trees.flat_tuple(trees.tree_value(t)) if trees.is_container(t) else _widen(t)
             if self.return_type is None:
                 self.return_type = t
             else:
-                new = unify(self.return_type, t)
+                new = trees.unify_values(self.return_type, t)
                 if new is None:
                     raise self.src.error(s, f"this returns {t}, another return gives "
                                          f"{self.return_type}",
@@ -249,6 +294,8 @@ class Typer(CallTyper):
                 items = [self.expr_type(e, lenient=True) for e in value.elts]
             elif isinstance(t, Tuple) and len(t.items) == len(target.elts):
                 items = list(t.items)
+            elif trees.is_container(t):
+                items = trees.unpacked(self.src, t, len(target.elts), target)  # type: ignore
             elif _is_shape(value):
                 items = [I64] * len(target.elts)
             elif t is None:
@@ -279,6 +326,11 @@ class Typer(CallTyper):
                                  "int, float and bool constants")
         if isinstance(e, ast.Name):
             t = self.env.get(e.id)
+            if e.id in self.key_names and not isinstance(self.static_keys.get(e.id), int):
+                raise self.src.error(e, f"'{e.id}' is a dict's key (a string known at compile "
+                                     "time); it can only index a container, inside its "
+                                     "loop",
+                                     f"d[{e.id}], other[{e.id}]")
             if t is not None:
                 return t
             g = self.resolve_global(e)
@@ -308,7 +360,7 @@ class Typer(CallTyper):
             if isinstance(e.op, ast.Not):
                 return BOOL
             if not isinstance(t, Scalar):
-                raise self.src.error(e, "unary operators need a number")
+                raise self.src.error(e, f"unary operators need a number, not {t}")
             if isinstance(e.op, ast.Invert) and t == BOOL:
                 return I64
             return I64 if t == BOOL else t
@@ -319,13 +371,13 @@ class Typer(CallTyper):
                 if len(e.ops) > 1:
                     raise self.src.error(e, "chained comparisons of arrays are ambiguous",
                                          "(a < b) & (b < c)")
-                if any(isinstance(t, Tuple) for t in types):
-                    raise self.src.error(e, "cannot compare a tuple with an array")
+                if any(trees.is_container(t) for t in types):
+                    raise self.src.error(e, "cannot compare a container with an array")
                 if any(t is None for t in types):
                     return None
                 return Array(BOOL, AT.result_rank(types))  # type: ignore[arg-type]
             for sub, t in zip(subs, types, strict=True):
-                if isinstance(t, Tuple):
+                if trees.is_container(t):
                     raise self.src.error(sub, f"cannot compare or test {t}",
                                          "comparisons of numbers")
             return BOOL
@@ -336,7 +388,7 @@ class Typer(CallTyper):
                     raise self.src.error(sub, "the truth value of an array is ambiguous",
                                          "& and | combine boolean arrays element-wise; "
                                          "np.any / np.all test them")
-                if isinstance(t, Tuple):
+                if trees.is_container(t):
                     raise self.src.error(sub, f"cannot compare or test {t}",
                                          "comparisons of numbers")
             return BOOL
@@ -353,7 +405,15 @@ class Typer(CallTyper):
                                      "not supported", "np.where(cond, a, b), or an if "
                                      "statement")
             return t
-        if isinstance(e, ast.ListComp | ast.GeneratorExp):
+        if isinstance(e, ast.ListComp | ast.GeneratorExp | ast.DictComp):
+            loop = tree_comprehensions.loop_of(self, e)
+            if isinstance(loop, tree_loops.Unrolled):
+                return tree_comprehensions.comprehension_type(self, e, loop, lenient)
+            if loop is tree_loops.PENDING:
+                return None
+            if isinstance(e, ast.DictComp):
+                raise self.src.error(e, "a dict comprehension runs over a container",
+                                     "{k: v * 2 for k, v in d.items()}")
             return comprehensions.comprehension_type(self, e, lenient)
         if isinstance(e, ast.Subscript):
             return self._subscript_type(e, lenient)
@@ -362,17 +422,20 @@ class Typer(CallTyper):
         if isinstance(e, ast.Call):
             return self._call_type(e, lenient)
         if isinstance(e, ast.Tuple):
-            items = [self.expr_type(x, lenient) for x in e.elts]
-            if any(i is None for i in items):
-                return None
-            if not all(isinstance(i, Scalar | Array) for i in items):
-                raise self.src.error(e, "tuples may hold only numbers and arrays")
-            return Tuple(tuple(_widen(i.value if isinstance(i, Array) else i)  # type: ignore
-                               for i in items))
+            return self.tuple_literal_type(e, lenient)
+        if isinstance(e, ast.List):
+            return self.list_literal_type(e, lenient)
+        if isinstance(e, ast.Dict):
+            return self.dict_literal_type(e, lenient)
         raise self.src.error(e, f"{type(e).__name__} expressions are not supported",
                              "numbers, variables, arithmetic, comparisons, calls, indexing")
 
     def _binop_type(self, op: ast.operator, a: FType, b: FType, e: ast.AST) -> FType:
+        for t in (a, b):
+            if trees.is_container(t) or isinstance(t, NoneType):
+                raise self.src.error(e, f"arithmetic on {t} is not supported",
+                                     "arithmetic on numbers and arrays: on a container's "
+                                     "children (t['W'] * 2), or in a loop over them")
         if isinstance(op, ast.MatMult):
             if isinstance(a, Array) and isinstance(b, Array):
                 return _dot_type(a, b, e, self.src)
@@ -402,11 +465,13 @@ class Typer(CallTyper):
         raise self.src.error(e, f"operator {type(op).__name__} is not supported")
 
     def _subscript_type(self, e: ast.Subscript, lenient: bool) -> FType | None:
-        if _is_shape(e.value):
+        if _is_shape(e.value) and self.container_of(e.value) is None:
             return I64
         base = self.expr_type(e.value, lenient)
         if base is None:
             return None
+        if trees.is_container(base):
+            return self.container_subscript_type(e, base)  # type: ignore[arg-type]
         if not isinstance(base, Array):
             raise self.src.error(e, f"cannot index {base}", "indexing arrays: a[i], a[i, j]")
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
@@ -461,6 +526,8 @@ class Typer(CallTyper):
         base = self.expr_type(e.value, lenient)
         if base is None:
             return None
+        if trees.is_container(base):
+            return self.container_attribute_type(e, base)  # type: ignore[arg-type]
         if isinstance(base, Array) and e.attr in ("size", "ndim"):
             return I64
         if isinstance(base, Array) and e.attr == "T":

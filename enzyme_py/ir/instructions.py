@@ -5,7 +5,8 @@ live in named fields (`targets`, `incoming_blocks`, `default`, `cases`, `normal`
 `replace_operand` and use scans never see blocks. `flags` are LLVM's keyword flags in LLVM's
 order (`fast`, `nsw`, `inbounds`, `volatile` ...). `metadata` is a list of `(kind, text)`
 attachments kept opaque, e.g. `("tbaa", "!5")`. `dbg_records` are `#dbg_...` lines kept as text,
-printed before the instruction. An instruction belongs to at most one block (`parent`).
+printed before the instruction. An instruction belongs to at most one block (`parent`). `loc` is
+where the parser read it (`location.SourceLoc`), None for built ones.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.values import Value
 
 if TYPE_CHECKING:
+    from enzyme_py.ir.location import SourceLoc
     from enzyme_py.ir.module import Block, Function
 
 BINARY_OPS = frozenset({
@@ -36,7 +38,7 @@ TERMINATORS = frozenset({
 class Instruction(Value):
     """Base of all instructions."""
 
-    __slots__ = ("opcode", "operands", "flags", "metadata", "dbg_records", "parent")
+    __slots__ = ("opcode", "operands", "flags", "metadata", "dbg_records", "parent", "loc")
 
     def __init__(self, opcode: str, type: T.Type, operands: list[Value],
                  name: str | None = None, flags: tuple[str, ...] = ()) -> None:
@@ -47,6 +49,7 @@ class Instruction(Value):
         self.metadata: list[tuple[str, str]] = []
         self.dbg_records: list[str] = []
         self.parent: Block | None = None
+        self.loc: SourceLoc | None = None  # where the parser read it (see `location`)
 
     @property
     def is_terminator(self) -> bool:

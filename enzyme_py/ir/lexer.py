@@ -2,6 +2,9 @@
 
 Invariant: `tokenize` covers the whole input; whitespace and `;` comments are dropped; anything
 that is not a token becomes a `bad` token that the parser reports with its line and column.
+No token spans lines: LLVM never prints a raw newline inside a string (it writes `\0A`), so a
+quote left open at the end of its line is an `openstring` token, reported there, instead of a
+string running on to the next quote in the file.
 Tokens are three parallel lists (kind, text, offset) for speed.
 """
 
@@ -11,25 +14,27 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-_NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"]*")'
+_NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"\n]*")'
 
 _TOKEN = re.compile(
     r"""
     [ \t\r\n]*(?:;[^\n]*[ \t\r\n]*)*   # whitespace and comments, folded into the next token
     (?:
-      (?P<word>[a-zA-Z_][a-zA-Z0-9_.]*)(?![-$:a-zA-Z0-9_."])
+      (?P<hexint>[su]0x[0-9A-Fa-f]+)(?![-$:a-zA-Z0-9_."])
+    | (?P<word>[a-zA-Z_][a-zA-Z0-9_.]*)(?![-$:a-zA-Z0-9_."])
     | (?P<punct>\.\.\.|[=,()\[\]{}<>*|])
     | (?P<local>%""" + _NAME + r""")
-    | (?P<hexfp>[su]?0x[KLMHR]?[0-9A-Fa-f]+)
+    | (?P<hexfp>0x[KLMHR]?[0-9A-Fa-f]+)
     | (?P<float>[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)
     | (?P<int>-?[0-9]+)(?![-$:a-zA-Z_.0-9])
     | (?P<meta>![-a-zA-Z$._0-9\\]*)
     | (?P<global>@""" + _NAME + r""")
-    | (?P<label>(?:[-a-zA-Z$._0-9]+|"[^"]*"):)
+    | (?P<label>(?:[-a-zA-Z$._0-9]+|"[^"\n]*"):)
     | (?P<attrgrp>\#[0-9]+)
     | (?P<dbgrec>\#dbg_[a-z_]+)
-    | (?P<cstring>c"[^"]*")
-    | (?P<string>"[^"]*")
+    | (?P<cstring>c"[^"\n]*")
+    | (?P<string>"[^"\n]*")
+    | (?P<openstring>[%@$c]?"[^"\n]*)
     | (?P<comdat>\$""" + _NAME + r""")
     | (?P<bad>.)
     | (?P<end>\Z)

@@ -2,14 +2,18 @@
 
 Invariant: every failure raises `ParseError` with `line:col`, the source line and what was
 expected; no other exception escapes `parse` (the module parser converts stray internal errors
-into a `ParseError` at the current token).
+into a `ParseError` at the current token). A literal that LLVM rejects for its type (`double
+64`, `i32 0x7FF8000000000000`; see `literals`) is a `ParseError` at the literal, never
+converted to the type.
 """
 
 from __future__ import annotations
 
 import functools
+import struct
 from typing import NoReturn
 
+from enzyme_py.ir import literals
 from enzyme_py.ir import types as T
 from enzyme_py.ir.errors import ParseError
 from enzyme_py.ir.lexer import EOF, LineIndex, tokenize
@@ -74,6 +78,7 @@ class ParserBase:
         self.offsets = toks.offsets
         self.i = 0
         self._lines: LineIndex | None = None
+        self._line_mark = (0, 1)  # (offset, its line): `line_at` counts on from here
         self.module = Module(filename)
         self.type_names: set[str] = set()
 
@@ -84,6 +89,16 @@ class ParserBase:
         if self._lines is None:
             self._lines = LineIndex(self.text)
         return self._lines
+
+    def line_at(self, offset: int) -> int:
+        """The 1-based line of `offset`, counted on from the last one asked for (offsets are
+        asked for in increasing order while parsing, so the whole count is linear)."""
+        mark, line = self._line_mark
+        if offset < mark:
+            return self.lines.position(offset)[0]
+        line += self.text.count("\n", mark, offset)
+        self._line_mark = (offset, line)
+        return line
 
     def peek(self, ahead: int = 0) -> str:
         j = self.i + ahead
@@ -129,8 +144,10 @@ class ParserBase:
             offset = self.offsets[j - 1] + len(self.texts[j - 1])
         line, col = self.lines.position(offset)
         found = self.texts[j]
-        if at is None and "found" not in message:
-            message += f", found {repr(found) if found else 'end of input'}"
+        if self.kinds[j] == "openstring":
+            message += ", found a quoted string with no closing '\"' on its line"
+        elif at is None and "found" not in message:
+            message += f", found {_quoted(found) if found else 'end of input'}"
         raise ParseError(message, filename=self.filename, line=line, col=col,
                          source_line=self.lines.line_text(line), expected=expected)
 
@@ -328,15 +345,19 @@ class ParserBase:
         start = self.i
         if k == "global":
             return self.parse_global_ref()
-        if k == "int":
+        if k == "int" or k == "hexint":
+            self._literal(literals.int_literal(ty, t), ty, t)
             self.i += 1
-            if ty.is_float:
-                return ConstantFloat(ty, float(int(t)))
-            return ConstantInt(ty, int(t))
+            return ConstantInt(ty, int(t) if k == "int" else literals.hex_int_value(t, ty))
         if k == "float":
+            value = float(t)
+            self._literal(literals.float_literal(ty, value, t), ty, t)
             self.i += 1
-            return ConstantFloat(ty, float(t))
+            return ConstantFloat(ty, value)
         if k == "hexfp":
+            if t[2] not in literals.HEX_FLOAT_KINDS and int(t[2:], 16) >> 64:
+                self.error(f"hexadecimal constant {t} has more than 64 bits", at=self.i)
+            self._literal(literals.float_literal(ty, _double_bits(t), t), ty, t)
             self.i += 1
             return self._hex_constant(ty, t)
         if k == "cstring":
@@ -346,9 +367,11 @@ class ParserBase:
             return MetadataValue(self._metadata_text())
         if k == "word":
             if t in ("true", "false"):
+                self._literal(literals.keyword_literal(ty, t), ty, t)
                 self.i += 1
                 return ConstantInt(ty, 1 if t == "true" else 0)
             if t in ConstantKeyword.KEYWORDS:
+                self._literal(literals.keyword_literal(ty, t), ty, t)
                 self.i += 1
                 return ConstantKeyword(ty, t)
             if t == "splat":
@@ -374,22 +397,18 @@ class ParserBase:
             return self._aggregate(ty)
         self.error(f"expected a constant of type {ty}")
 
+    def _literal(self, problem: str | None, ty: T.Type, t: str) -> None:
+        """Reject a literal LLVM rejects for `ty` (see `literals`), at the literal."""
+        if problem is not None:
+            self.error(f"{problem}: '{ty} {t}'", at=self.i)
+
     def _hex_constant(self, ty: T.Type, t: str) -> Constant:
-        if t[0] in "su":
-            return ConstantInt(ty, int(t[3:], 16) if t[0] == "u" else _signed(t[3:], ty))
-        if ty.is_int:
-            return ConstantInt(ty, int(t[2:], 16))
         if t[2] in "KLMHR" or ty not in (T.DOUBLE, T.FLOAT):
             value = float("nan")
             if t[2] == "H" and ty == T.HALF:
-                import struct
-
                 value = struct.unpack("<e", int(t[3:], 16).to_bytes(2, "little"))[0]
             return ConstantFloat(ty, value, raw=t)
-        import struct
-
-        bits = int(t[2:], 16)
-        value = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+        value = _double_bits(t)
         return ConstantFloat(ty, value, raw=t if value != value else None)
 
     def _aggregate(self, ty: T.Type) -> Constant:
@@ -489,7 +508,14 @@ class ParserBase:
         return self.slice_text(start, self.i)
 
 
-def _signed(hexdigits: str, ty: T.Type) -> int:
-    v = int(hexdigits, 16)
-    bits = ty.bits if isinstance(ty, T.IntType) else 64
-    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+def _double_bits(t: str) -> float:
+    """The double whose bits a plain `0x` literal spells (NaN for a prefixed one)."""
+    if t[2] in literals.HEX_FLOAT_KINDS:
+        return float("nan")
+    return struct.unpack("<d", int(t[2:], 16).to_bytes(8, "little"))[0]
+
+
+def _quoted(token: str, limit: int = 40) -> str:
+    """A token for a message: its first line, at most `limit` characters."""
+    first = token.split("\n", 1)[0]
+    return repr(first if len(first) <= limit else first[:limit] + "...")

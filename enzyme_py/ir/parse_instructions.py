@@ -3,7 +3,8 @@
 Invariants: anonymous values (`%5`, `5:`) get `name=None` (the printer renumbers them); a local
 used before its definition is a `Placeholder` until the function ends, then replaced; a use
 whose type disagrees with the definition, an undefined local, or an undefined block is a
-`ParseError` at the use.
+`ParseError` at the use. Every instruction gets `loc`, the file name given to `parse` and the
+line it starts on.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
+from enzyme_py.ir.location import SourceLoc
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.parse_base import ParserBase, _name_of
 from enzyme_py.ir.values import Placeholder, Value
@@ -164,6 +166,7 @@ class FunctionBodyParser(ParserBase):
             else:
                 self.error(f"unknown or unsupported instruction '{opcode}'", at=op_at)
         inst = handler(self, opcode)
+        inst.loc = SourceLoc(self.filename, self.line_at(self.offsets[name_at]))
         while self.texts[self.i] == "," and self.kinds[self.i + 1] == "meta":
             self.i += 1
             kind = self.next()[1:]
@@ -188,7 +191,12 @@ class FunctionBodyParser(ParserBase):
     def _align(self) -> int | None:
         if self.texts[self.i] == "," and self.texts[self.i + 1] == "align":
             self.i += 2
-            return self.expect_int("alignment")
+            align = self.expect_int("alignment")
+            if align <= 0 or align & (align - 1):  # LLVM's rules (LLParser::parseAlignment)
+                self.error("alignment is not a power of two", at=self.i - 1)
+            if align > 1 << 32:
+                self.error("huge alignments are not supported yet", at=self.i - 1)
+            return align
         return None
 
     # --- handlers ---------------------------------------------------------------------------

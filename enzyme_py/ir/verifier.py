@@ -2,7 +2,9 @@
 
 Invariant: `verify(module)` returns None for a well-formed module and otherwise raises
 `VerifyError` listing up to `MAX_PROBLEMS` problems, each naming the function, the block and the
-instruction's text. It checks what our transforms can get wrong; LLVM re-verifies everything
+instruction's text, led by `file:line` where the instruction was parsed (`Instruction.loc`).
+A use must be dominated by its definition; a phi's incoming value by the end of its incoming
+block. It checks what our transforms can get wrong; LLVM re-verifies everything
 when the backend parses the printed text.
 """
 
@@ -62,6 +64,8 @@ class _FunctionChecker:
         if inst is not None:
             text = self.printer.instruction(inst).split("\n")[0].strip()
             where += f", instruction `{text}`"
+            if inst.loc is not None:
+                where = f"{inst.loc}: {where}"
         self.problems.append(f"{where}: {message}")
 
     def run(self) -> None:
@@ -151,7 +155,16 @@ class _FunctionChecker:
         else:
             ok = dom.dominates(def_block, block)
         if not ok:
-            self.report(block, inst, f"{self.printer.ref(v)} does not dominate this use")
+            local = self.printer.slots.local
+            at = f" (at {v.loc})" if v.loc is not None else ""
+            why = f"{self.printer.ref(v)} does not dominate this use: it is defined "
+            if def_block is block and at_end_of is None:
+                why += f"later in the same block{at}"
+            else:
+                use = (f"the end of incoming block {local(at_end_of)}" if at_end_of is not None
+                       else f"block {local(block)}")
+                why += f"in block {local(def_block)}{at}, which does not dominate {use}"
+            self.report(block, inst, why)
 
     def check_types(self, block: Block, inst: I.Instruction) -> None:
         ops = inst.operands

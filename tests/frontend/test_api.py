@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import enzyme_py as ez
-from enzyme_py import Active, CallError, Const, Duplicated, EnzymePyError
+from enzyme_py import Active, CallError, Const, Duplicated, EnzymePyError, FrontendError
 from enzyme_py.testing import check_grad, check_value
 
 
@@ -171,7 +171,7 @@ def test_autodiff_rejects_unmarked_arguments() -> None:
 
 
 def test_autodiff_shadow_shape_is_checked() -> None:
-    with pytest.raises(CallError, match="shadow"):
+    with pytest.raises(ez.ArgumentValueError, match="shadow"):  # a ValueError
         ez.autodiff(weighted, Duplicated(X.copy(), np.zeros(2)), Const(Y), Const(0.5))
 
 
@@ -249,13 +249,20 @@ def test_int_array_in_argnums_is_refused() -> None:
     (np.array([1, 2, 3], dtype=np.int16), "int16"),
     (np.array([True, False, True]), "bool"),
     (np.array(1.0), "0 dimension"),
-    ([1.0, 2.0, 3.0], "a list"),
+    ("abc", "a str"),
+    ({1.0, 2.0}, "a set"),
 ])
 def test_wrong_argument_types_raise_before_running(bad, what) -> None:
     with pytest.raises(CallError, match=f"argument 0 \\('x'\\) is .*{what}"):
         ez.jit(weighted)(bad, Y, 0.5)
     with pytest.raises(CallError, match="argument 0"):
         ez.grad(weighted)(bad, Y, 0.5)
+
+
+def test_a_list_indexed_at_run_time_says_to_pass_an_array() -> None:
+    """A list is a pytree (its items are leaves, indexed with constants only)."""
+    with pytest.raises(FrontendError, match="pass a NumPy array instead"):
+        ez.jit(weighted)([1.0, 2.0, 3.0], Y, 0.5)
 
 
 def test_non_contiguous_arrays_are_passed_with_their_strides() -> None:

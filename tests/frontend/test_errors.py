@@ -101,7 +101,8 @@ def aliased_array_in_loop(a):
 
 
 def dict_literal(x):
-    d = {}
+    d = {"a": x}
+    d["a"] = 2.0
     return x
 
 
@@ -199,7 +200,7 @@ def unknown_module_function(x):
 
 
 def tuple_to_function(x):
-    return helper((x, x), 2.0)
+    return abs((x, x))
 
 
 def float_array_index(a, x):
@@ -269,7 +270,7 @@ CASES = [
     Err(star_args, (1.0,), "def", r"\*args"),
     Err(aliased_array_in_loop, (A,), "np.zeros", r"also reached through another array",
         line_has="tmp = np.zeros"),
-    Err(dict_literal, (1.0,), "{}", r"Dict"),
+    Err(dict_literal, (1.0,), 'd["a"]', r"cannot assign into a dict: containers are immutable"),
     Err(for_over_number, (A,), "a[0]", r"only 'for \.\.\. in range\(\.\.\.\)' and 'for row in "
         r"array' loops", line_has="for v in a"),
     Err(nested_def, (1.0,), "nonlocal", r"nonlocal"),
@@ -289,7 +290,8 @@ CASES = [
     Err(min_of_arrays, (A, A), "min(a, b)", r"min/max of arrays"),
     Err(generator_argument, (A,), "max(", r"min/max of arrays"),
     Err(unknown_module_function, (A,), "np.fft.fft", r"calling fft is not supported"),
-    Err(tuple_to_function, (1.0,), "helper(", r"tuples cannot be passed"),
+    Err(tuple_to_function, (1.0,), "(x, x)", r"tuple\[float, float\] is passed where a number "
+        r"or an array is needed"),
     Err(float_array_index, (A, 1.0), "x", r"array index has type float", line_has="a[x]"),
     Err(starred_call, (1.0,), "*(x, 2.0)", r"Starred"),
     Err(default_parameter, (1.0,), "_tuple_default(x)", r"default of _tuple_default\(\)'s "

@@ -53,3 +53,56 @@ def pick(x, i):
 def test_forward_mode_raises_index_error(call):
     with pytest.raises(IndexError, match="index 10 is out of bounds"):
         call(np.arange(3.0))
+
+
+def write_first(x, v):
+    x[0] = v
+    return x[1] * v
+
+
+def read_at(x, i):
+    return x[i] * 2.0
+
+
+def _read_only(values):
+    a = np.array(values, dtype=np.float64)
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize("make", [lambda: _read_only([1.0, 2.0, 3.0]),
+                                  lambda: np.frombuffer(np.array([1.0, 2.0]).tobytes())],
+                         ids=["setflags", "frombuffer"])
+@pytest.mark.parametrize("entry", ["jit", "grad"])
+def test_writing_a_read_only_array_is_refused(make, entry):
+    x = make()
+    before = x.copy()
+    fn = ez.jit(write_first) if entry == "jit" else ez.grad(write_first, argnums=1)
+    with pytest.raises(ValueError, match="read-only"):
+        fn(x, 5.0)
+    np.testing.assert_array_equal(x, before)  # untouched (bytes stay immutable)
+
+
+def test_reading_a_read_only_array_is_fine():
+    x = _read_only([1.0, 2.0, 3.0])
+    assert ez.jit(read_at)(x, 2) == 6.0
+    np.testing.assert_array_equal(ez.grad(read_at)(x, 1), [0.0, 2.0, 0.0])
+    # the writable array of the same dtype and rank has its own specialization
+    y = np.array([1.0, 2.0, 3.0])
+    assert ez.jit(write_first)(y, 4.0) == 8.0 and y[0] == 4.0
+
+
+@pytest.mark.parametrize("index", [2**64 + 1, 2**63, -2**63 - 1, 10**30])
+def test_python_ints_beyond_int64_overflow(index):
+    x = np.arange(3.0)
+    with pytest.raises(OverflowError, match="64-bit"):
+        ez.jit(read_at)(x, index)
+    with pytest.raises(OverflowError, match="64-bit"):
+        ez.grad(read_at)(x, index)
+    assert ez.jit(read_at)(x, 2**63 - 1 - (2**63 - 1) + 1) == 2.0  # in range still works
+
+
+def test_active_of_an_array_is_a_type_error():
+    x = np.arange(3.0)
+    with pytest.raises(TypeError, match="Duplicated"):
+        ez.autodiff(read_at, ez.Active(x), ez.Const(1))

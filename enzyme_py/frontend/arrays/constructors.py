@@ -296,12 +296,20 @@ def _int_length(c: Any, start: Value, stop: Value, step: Value) -> Value:
     if isinstance(step, ConstantInt) and step.value == 1:
         q = span
     else:
-        safe = step if isinstance(step, ConstantInt) else \
-            b.select(b.icmp("eq", step, _ZERO), _ONE, step)
+        # never `sdiv` by 0 or by -1 (the minimum span by -1 traps on x86): divide by 1
+        # there, and take -span (saturated) for -1
+        minus_one = None if isinstance(step, ConstantInt) and step.value != -1 else \
+            b.icmp("eq", step, ConstantInt(T.I64, -1))
+        safe = step if minus_one is None else \
+            b.select(b.binop("or", b.icmp("eq", step, _ZERO), minus_one), _ONE, step)
         q, r = b.binop("sdiv", span, safe), b.binop("srem", span, safe)
         same_sign = b.icmp("eq", b.icmp("sgt", r, _ZERO), b.icmp("sgt", safe, _ZERO))
         up = b.binop("and", b.icmp("ne", r, _ZERO), same_sign)
         q = b.add(q, b.zext(up, T.I64))
+        if minus_one is not None:
+            lowest = b.icmp("eq", span, ConstantInt(T.I64, -(2**63)))
+            negated = b.select(lowest, ConstantInt(T.I64, 2**63 - 1), b.sub(_ZERO, span))
+            q = b.select(minus_one, negated, q)
     return b.select(b.icmp("sgt", q, _ZERO), q, _ZERO)
 
 

@@ -22,7 +22,9 @@ from enzyme_py.frontend.arrays import views
 from enzyme_py.frontend.arrays.elementwise import lift, where
 from enzyme_py.frontend.arrays.linalg import matmul, matmul_type
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
-from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar, Tuple
+from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar, Tree, Tuple
+from enzyme_py.frontend.tree_values import TVal
+from enzyme_py.frontend.trees import iterated
 from enzyme_py.frontend.values import SVal, const, convert
 from enzyme_py.ir.values import ConstantInt, Value
 
@@ -339,8 +341,10 @@ def _sum_type(call: TypeCall) -> FType | None:
     if not 1 <= len(call.arg_nodes) <= 2:
         raise call.error("sum() takes an iterable and an optional start")
     node = call.arg_nodes[0]
-    if isinstance(node, ast.ListComp | ast.GeneratorExp):
-        items: list[FType | None] = [comprehensions.element_type(call.typer, node, True)]
+    if isinstance(call.args[0], Tree):  # a container (a comprehension over one): its children
+        items: list[FType | None] = list(iterated(call.typer.src, call.args[0], node))
+    elif isinstance(node, ast.ListComp | ast.GeneratorExp):
+        items = [comprehensions.element_type(call.typer, node, True)]
     elif isinstance(call.args[0], Array):
         t = call.args[0]
         items = [t.elem if t.ndim == 1 else Array(t.elem, t.ndim - 1)]
@@ -370,8 +374,8 @@ def _sum(call: EmitCall) -> Any:
     start_node = call.keywords.get("start", call.arg_nodes[1] if len(call.arg_nodes) > 1
                                    else None)
     start = c.expr(start_node) if start_node is not None else const(I64, 0)
-    if isinstance(call.args[0], list):
-        items = call.args[0]
+    if isinstance(call.args[0], list | TVal):
+        items = call.args[0] if isinstance(call.args[0], list) else call.args[0].items
         if not items:
             return start
         total = items[0]
