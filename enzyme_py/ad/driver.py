@@ -20,8 +20,9 @@ from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.activity import analyze_activity
 from enzyme_py.analysis.errors import DifferentiationError
-from enzyme_py.ir import Function, Module, parse
+from enzyme_py.ir import Function, Module
 from enzyme_py.ir import instructions as I
+from enzyme_py.ir.source_map import reparse
 from enzyme_py.passes import OptLevel, Pipeline
 
 # Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
@@ -43,7 +44,7 @@ def prepare(module: Module, on_stage: Stage | None = None,
     """The canonicalized copy of `module` that the transforms read; functions called
     (directly or not) from `targets` are inlined into them where LLVM can (not recursion),
     unless `inline` is False (then calls stay calls, as Enzyme leaves them)."""
-    work = parse(str(module), module.name)
+    work = reparse(module)  # keeps each instruction's source location for LLVM's diagnostics
     expand_posix_memalign(work)  # an allocation call like malloc's (before SROA)
     keep = find_registrations(work).keep_calls
     if inline:
@@ -116,29 +117,44 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
 _NOINLINE = re.compile(r"(?<![\w\"-])noinline (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
 
 
-def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
-                    *, opt_level: int = 2, name: str | None = None,
-                    return_primal: bool = False, inline: bool = True,
-                    on_stage: Stage | None = None) -> tuple[Module, str]:
-    """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
+def derive_module(module: Module, function: str, derive: Callable[[Module, Function], Function],
+                  stage: str, *, opt_level: int, inline: bool,
+                  on_stage: Stage | None) -> tuple[Module, str]:
+    """Canonicalize a copy of `module` (`prepare`), add a derivative of `function` to it
+    (`derive(work, fn)`, reported as `stage`), optimize; returns (module, derivative name).
+    The driver of both modes (`gradient_module`, `forward.forward_module`)."""
     work = prepare(module, on_stage, targets=[function], inline=inline)
     try:
         fn = work.get_function(function)
     except KeyError as exc:
         raise DifferentiationError(str(exc.args[0])) from None
+    derived = derive(work, fn)
     if on_stage is not None:
-        on_stage("activity", _ActivityView(analyze_activity(fn, activities, return_active)))
-    grad = reverse_diff(work, fn, activities, return_active,
-                        ReverseOptions(name=name, return_primal=return_primal))
-    drop_unneeded_stores(grad, fn, activities)
-    if on_stage is not None:
-        on_stage("gradient", work)
+        on_stage(stage, work)
     if opt_level > 0:
         work = OptLevel(opt_level).run(work)
         if on_stage is not None:
             on_stage(f"O{opt_level}", work)
-    assert grad.name is not None
-    return work, grad.name
+    assert derived.name is not None
+    return work, derived.name
+
+
+def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
+                    *, opt_level: int = 2, name: str | None = None,
+                    return_primal: bool = False, inline: bool = True,
+                    on_stage: Stage | None = None) -> tuple[Module, str]:
+    """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
+
+    def derive(work: Module, fn: Function) -> Function:
+        if on_stage is not None:
+            on_stage("activity", _ActivityView(analyze_activity(fn, activities, return_active)))
+        grad = reverse_diff(work, fn, activities, return_active,
+                            ReverseOptions(name=name, return_primal=return_primal))
+        drop_unneeded_stores(grad, fn, activities)
+        return grad
+
+    return derive_module(module, function, derive, "gradient", opt_level=opt_level,
+                         inline=inline, on_stage=on_stage)
 
 
 class _ActivityView:

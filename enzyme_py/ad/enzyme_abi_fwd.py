@@ -23,19 +23,20 @@ defined in the output module so it links with plain clang.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from enzyme_py.ad.enzyme_abi import (
+from enzyme_py.ad.enzyme_abi_calls import (
     MARKERS,
-    _convert,
-    _leaves,
-    _pack,
-    _struct_named,
-    _where,
+    CallPlan,
+    call_site,
+    convert_value,
     define_markers,
     is_marker_function,
-    remove_marker_call,
+    marker_global,
+    pack_result,
+    read_parameters,
+    replace_marker_call,
+    scalar_leaves,
     split_call,
+    sret_type,
 )
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
 from enzyme_py.analysis.activity import carries_float
@@ -44,20 +45,10 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, GlobalVariable, Module
-from enzyme_py.ir.values import Constant, ConstantInt, Value
+from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value
 
 FWDDIFF = "__enzyme_fwddiff"
 WIDTH = "enzyme_width"
-
-
-@dataclass(frozen=True)
-class FwdCallPlan:
-    call: I.Call
-    function: Function
-    activities: tuple[str, ...]
-    width: int
-    args: tuple[Value, ...]  # derivative arguments, before conversion to parameter types
-    result_ptr: Value | None  # sret destination of the tangents, if the C ABI used one
 
 
 def fwddiff_calls(module: Module) -> list[I.Call]:
@@ -91,19 +82,25 @@ def lower_fwddiff_calls(module: Module) -> list[str]:
 
 
 def _marker(v: Value) -> str | None:
-    name = None
-    if isinstance(v, I.Load) and isinstance(v.pointer, GlobalVariable):
-        name = v.pointer.name
-    elif isinstance(v, GlobalVariable):
-        name = v.name
+    name = marker_global(v)
     if name == WIDTH:
         return "width"
     return MARKERS.get(name or "")
 
 
-def plan_fwddiff_call(call: I.Call) -> FwdCallPlan:
+def _refused(act: str, param: Argument, target: Function) -> str | None:
+    """The markers forward mode does not take where a parameter's marker stands."""
+    if act == "width":
+        return "enzyme_width must come right after the function, before the arguments"
+    if act == "out":
+        return (f"parameter {param.index} of @{target.name} is enzyme_out, which forward mode "
+                "does not have (pass a float as enzyme_dup, value then tangent)")
+    return None
+
+
+def plan_fwddiff_call(call: I.Call) -> CallPlan:
     """Read one `__enzyme_fwddiff` call: the function, activities, width and values."""
-    where = _where(call)
+    where = call_site(call)
     result_ptr, target, args = split_call(call)
     width = 1
     if args and _marker(args[0]) == "width":
@@ -114,77 +111,39 @@ def plan_fwddiff_call(call: I.Call) -> FwdCallPlan:
                                        f"integer constant, not {got}")
         width = args[1].value
         args = args[2:]
-    activities: list[str] = []
-    values: list[Value] = []
-    i = 0
-    for param in target.args:
-        if i >= len(args):
-            raise DifferentiationError(
-                f"{where}: too few arguments for @{target.name} (parameter {param.index} of "
-                f"{len(target.args)} is missing)")
-        act = _marker(args[i])
-        if act is not None:
-            i += 1
-        else:
-            act = "dup" if param.type.is_pointer or carries_float(param.type) else "const"
-        if act == "width":
-            raise DifferentiationError(f"{where}: enzyme_width must come right after the "
-                                       "function, before the arguments")
-        if act == "out":
-            raise DifferentiationError(
-                f"{where}: parameter {param.index} of @{target.name} is enzyme_out, which "
-                "forward mode does not have (pass a float as enzyme_dup, value then tangent)")
-        need = 1 + width if act in ("dup", "dupnoneed") else 1
-        if i + need > len(args):
-            raise DifferentiationError(
-                f"{where}: parameter {param.index} of @{target.name} is '{act}' and needs "
-                f"{need} value(s), but the arguments ran out")
-        if any(_marker(a) for a in args[i:i + need]):
-            raise DifferentiationError(
-                f"{where}: a marker stands where a value for parameter {param.index} of "
-                f"@{target.name} was expected")
-        activities.append(act)
-        values.extend(args[i:i + need])
-        i += need
-    if i != len(args):
-        raise DifferentiationError(
-            f"{where}: {len(args) - i} argument(s) left over after the "
-            f"{len(target.args)} parameters of @{target.name}")
-    return FwdCallPlan(call, target, tuple(activities), width, tuple(values), result_ptr)
+    activities, values = read_parameters(
+        call, target, args, marker=_marker,
+        default=lambda p: "dup" if p.type.is_pointer or carries_float(p.type) else "const",
+        count=lambda act: 1 + width if act in ("dup", "dupnoneed") else 1,
+        refuse=lambda act, param: _refused(act, param, target))
+    return CallPlan(call, target, tuple(activities), tuple(values), result_ptr, width)
 
 
-def _replace_call(plan: FwdCallPlan, fwd: Function) -> None:
+def _replace_call(plan: CallPlan, fwd: Function) -> None:
     call = plan.call
-    where = _where(call)
+    where = call_site(call)
     b = Builder().position_before(call)
     params = fwd.function_type.params
     if len(plan.args) != len(params):
         raise DifferentiationError(f"{where}: internal error: {len(plan.args)} arguments for "
                                    f"a derivative taking {len(params)}")
-    args = [_convert(b, v, p, where) for v, p in zip(plan.args, params, strict=True)]
+    args = [convert_value(b, v, p, where) for v, p in zip(plan.args, params, strict=True)]
     result = b.call(fwd, args)
     scalars = _scalars(b, result) if not result.type.is_void else []
     if plan.result_ptr is not None:
-        sret = next((a for a in call.arg_attrs[0] if a.startswith("sret(")), "")
-        ty = _struct_named(call.function.parent if call.function else None,
-                           sret[len("sret("):-1])
-        b.store(_pack_checked(b, scalars, ty, call, plan), plan.result_ptr)
+        b.store(_pack_checked(b, scalars, sret_type(call), call, plan), plan.result_ptr)
         replacement: Value | None = None
     elif call.type.is_void:
         replacement = None
     else:
         replacement = _pack_checked(b, scalars, call.type, call, plan)
-    fn = call.function
-    assert fn is not None and call.parent is not None
-    if replacement is not None:
-        fn.replace_all_uses(call, replacement)
-    remove_marker_call(call)
+    replace_marker_call(call, replacement)
 
 
 def _scalars(b: Builder, v: Value) -> list[Value]:
     """The scalar leaves of an aggregate or vector value, in memory order."""
     out = []
-    for path, _ in _leaves(v.type):
+    for path, _ in scalar_leaves(v.type):
         x = v
         for k in path:
             x = b.extractelement(x, ConstantInt(T.I32, -1 - k)) if k < 0 else \
@@ -194,15 +153,15 @@ def _scalars(b: Builder, v: Value) -> list[Value]:
 
 
 def _pack_checked(b: Builder, scalars: list[Value], ty: T.Type, call: I.Call,
-                  plan: FwdCallPlan) -> Value:
-    leaves = _leaves(ty)
+                  plan: CallPlan) -> Value:
+    leaves = scalar_leaves(ty)
     if len(leaves) != len(scalars):
         what = (f"{len(scalars)} tangent value(s)" if scalars else
                 f"no tangent (@{plan.function.name} returns no floating point value)")
         raise DifferentiationError(
-            f"{_where(call)}: the declared return type {ty} has {len(leaves)} value(s) but "
+            f"{call_site(call)}: the declared return type {ty} has {len(leaves)} value(s) but "
             f"the derivative of @{plan.function.name} (width {plan.width}) gives {what}")
-    return _pack(b, scalars, ty, call)
+    return pack_result(b, scalars, ty, call)
 
 
 def _define_width_marker(module: Module) -> None:

@@ -11,16 +11,20 @@ the derivative. This rewrite runs on the working copy before activity analysis:
 
 Invariants: only memory objects whose every typed access (loads, stores, GEP element types) is a
 float of one width are touched; the rewritten function computes the same values.
-`integer_copies_of_floats` lists what is left (for a clear error on active paths).
+`integer_copies_of_floats` lists what is left (for a clear error on active paths), and
+`memory_float_kind` tells which float type memory holds (for the adjoint of a copy).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from enzyme_py.analysis.memory import UNKNOWN, MemObject, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
+from enzyme_py.ir.values import Argument, Value
 
 _FLOAT_OF_WIDTH = {16: T.HALF, 32: T.FLOAT, 64: T.DOUBLE}
 
@@ -121,3 +125,63 @@ def integer_copies_of_floats(fn: Function) -> list[I.Instruction]:
             if _float_type_of(underlying(inst.pointer), kinds, inst.value.type.bits) is not None:
                 out.append(inst)
     return out
+
+
+def memory_float_kind(insts: list[I.Instruction], same: Callable[[Value], frozenset],
+                      hints: Sequence[str | None], fn: Function, pointers: list[Value],
+                      _seen: frozenset = frozenset()) -> str | None:
+    """The one float type of the memory behind `pointers` in `fn` (whose instructions of
+    interest are `insts`; `same(p)`: what `p` may point into, pointers loaded from one place
+    leading to one memory), from the loads, stores and GEPs that touch it, the types of stack
+    slots, or else what the caller said of an argument (`hints`, per argument), or else what
+    the memory at the other end of a `memcpy`/`memmove` holds (a chain of copies:
+    `y = x.copy(); z = y.copy()`); a comma-separated list when they disagree, None when
+    nothing tells."""
+    objs: frozenset = frozenset()
+    for p in pointers:
+        objs |= same(p)
+    kinds: set[str] = set()
+    for inst in insts:
+        if isinstance(inst, (I.Load, I.Store)) and same(inst.pointer) & objs:
+            t = inst.type if isinstance(inst, I.Load) else inst.value.type
+            if t.scalar.is_float or t.scalar.is_pointer:
+                kinds.add(str(t.scalar))
+        elif isinstance(inst, I.GetElementPtr) and same(inst) & objs:
+            st = inst.source_type
+            while isinstance(st, (T.ArrayType, T.VectorType)):
+                st = st.element
+            if st.is_float:
+                kinds.add(str(st))
+    for o in objs:
+        if isinstance(o, I.Alloca):
+            kinds |= _leaf_kinds(o.allocated_type)
+    if not kinds:
+        for o in objs:
+            if isinstance(o, Argument) and o.parent is fn and o.index < len(hints) and \
+                    hints[o.index]:
+                kinds.add(hints[o.index])  # type: ignore[arg-type]
+    if not kinds and not objs & _seen:
+        seen = _seen | objs
+        for inst in insts:
+            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
+                    ("llvm.memcpy", "llvm.memmove")):
+                dest, src = inst.args[0], inst.args[1]
+                other = src if same(dest) & objs else dest if same(src) & objs else None
+                got = memory_float_kind(insts, same, hints, fn, [other], seen) \
+                    if other is not None else None
+                if got is not None:
+                    kinds |= set(got.split(", "))
+    if not kinds:
+        return None
+    return ", ".join(sorted(kinds))
+
+
+def _leaf_kinds(t: T.Type) -> set[str]:
+    if isinstance(t, (T.ArrayType, T.VectorType)):
+        return _leaf_kinds(t.element)
+    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
+        out: set[str] = set()
+        for e in T.struct_elements(t):
+            out |= _leaf_kinds(e)
+        return out
+    return {str(t)} if t.is_float or t.is_pointer else set()

@@ -1,21 +1,25 @@
-"""Shadow pointers in the forward sweep: for every pointer into active memory, the pointer to
-the same place in its shadow.
+"""Shadow pointers: for every pointer into active memory, the pointer to the same place in its
+shadow. One `ShadowMap` per direction of a derivative (reverse mode has one, vector forward
+mode one per lane); how the modes differ is stated by a `ShadowPolicy`, never asked of them.
 
 Invariants: a shadow is built once per primal pointer, right after it (GEPs, casts, selects,
 phis mirror the primal; an argument's shadow is the shadow argument; an alloca's shadow is a
 zero-filled alloca of the same type; a heap allocation's, a zero-filled `calloc` the reverse
-sweep frees; a pointer loaded from shadowed memory, the pointer loaded from the same place
-in the shadow). A pointer that may point into memory without a shadow
-raises `DifferentiationError`.
+sweep frees (the same allocation in forward mode); a pointer loaded from shadowed memory, the
+pointer loaded from the same place in the shadow). A pointer that may point into memory
+without a shadow raises `DifferentiationError`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.context import DerivationContext
+from enzyme_py.ad.derived import GlobalShadowKey
 from enzyme_py.analysis.errors import DifferentiationError
-from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS
+from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -31,187 +35,237 @@ from enzyme_py.ir.values import (
     zero,
 )
 
-if TYPE_CHECKING:
-    from enzyme_py.ad.reverse import ReverseTransform
+
+@dataclass(frozen=True)
+class ShadowPolicy:
+    """What differs between the modes' shadows."""
+
+    lane: int  # the direction these shadows hold (names the global shadows)
+    # Global shadows are cleared by the outermost derivative when it starts (the adjoint of a
+    # global's initial value is no output); a callee's derivative must not clear them.
+    clears_globals: bool
+    # The shadow of a `realloc` is the `realloc` of the old shadow (forward mode: contents
+    # kept, as Enzyme does). Reverse mode expands reallocs beforehand (`realloc.py`), so one
+    # left over has a block of unknown size, which is an error.
+    follows_realloc: bool
 
 
-def forward_shadow(tr: ReverseTransform, p: Value) -> Value:
-    got = tr.shadows.get(p)
-    if got is not None:
-        return got
-    shadow = _build(tr, p)
-    tr.shadows[p] = shadow
-    return shadow
+def reverse_policy(callee: bool) -> ShadowPolicy:
+    return ShadowPolicy(lane=0, clears_globals=not callee, follows_realloc=False)
 
 
-def _build(tr: ReverseTransform, p: Value) -> Value:
-    if isinstance(p, ConstantKeyword):  # null, undef, poison: the shadow is the same
-        return p
-    if isinstance(p, Argument):
-        s = tr.shadow_args.get(p)
-        if s is None:
-            raise DifferentiationError(
-                f"in @{tr.primal.name}: active data is read or written through argument "
-                f"{p.index} ({p.type} %{p.name or p.index}), which is not 'dup': pass it as "
-                "enzyme_dup with a shadow")
-        return s
-    if isinstance(p, I.Alloca):
-        if p not in tr.activity.shadowed:
-            raise tr.error(p, "this stack memory holds active data but has no shadow")
-        return _shadow_alloca(tr, p)
-    if isinstance(p, I.Load) and p.type.is_pointer:
-        if p not in tr.activity.shadowed:
-            raise tr.error(p, "this pointer leads to active data, but it was loaded from "
-                              "memory without a shadow (pass that memory as dup)")
-        new = I.Load("load", T.PTR, [forward_shadow(tr, p.pointer)], p.align,
-                     name=names.shadow(p))
-        return Builder().position_after_def(p).insert(new)
-    if isinstance(p, I.Call) and p.callee_name in ALLOCATION_FUNCTIONS:
-        if p not in tr.activity.shadowed:
-            raise tr.error(p, "this heap memory holds active data but has no shadow")
-        return _shadow_allocation(tr, p)
-    if isinstance(p, (I.GetElementPtr, I.Cast)):
-        new = clone_instruction(p, {}, {})
-        new.operands[0] = forward_shadow(tr, p.operands[0])
-        new.name = names.shadow(p)
-        return Builder().position_after_def(p).insert(new)
-    if isinstance(p, I.Select):
-        new = clone_instruction(p, {}, {})
-        new.operands[1] = forward_shadow(tr, p.operands[1])
-        new.operands[2] = forward_shadow(tr, p.operands[2])
-        new.name = names.shadow(p)
-        return Builder().position_after_def(p).insert(new)
-    if isinstance(p, I.Phi):
-        phi = I.Phi(p.type, name=names.shadow(p))
-        assert p.parent is not None
-        p.parent.insert(p.parent.instructions.index(p) + 1, phi)
-        tr.shadows[p] = phi  # before the incoming values: they may lead back here
-        for v, blk in zip(p.operands, p.incoming_blocks, strict=True):
-            phi.add_incoming(forward_shadow(tr, v), blk)
-        return phi
-    if isinstance(p, GlobalVariable) and p in tr.activity.shadowed:
-        return _shadow_global(tr, p)
-    if isinstance(p, ConstantExpr) and p.opcode in ("getelementptr", "bitcast",
-                                                    "addrspacecast"):
-        base = forward_shadow(tr, p.ops[0])
-        return ConstantExpr(p.type, p.opcode, (base, *p.ops[1:]), p.flags, p.source_type,
-                            p.extra) if isinstance(base, GlobalVariable) else \
-            _gep_of_constant_expr(tr, p, base)
-    if isinstance(p, I.Instruction):
-        raise tr.error(p, "cannot follow this pointer to its shadow memory (pointers "
-                          "returned by calls are not supported yet)")
-    raise DifferentiationError(
-        f"in @{tr.primal.name}: active data is accessed through {p.type} {p.ref()}, which "
-        "has no shadow (global variables holding active data are not supported yet)")
+def forward_policy(lane: int, callee: bool) -> ShadowPolicy:
+    return ShadowPolicy(lane=lane, clears_globals=not callee, follows_realloc=True)
 
 
-def shadow_pointer_stores(tr: ReverseTransform) -> None:
-    """A pointer stored into shadowed memory has its shadow stored at the same place in the
-    shadow, so that loading it back finds the shadow of what it points to."""
-    from enzyme_py.analysis.memory import underlying
+class ShadowMap:
+    """The shadows of one direction: `get(p)` builds the shadow of `p` on first use."""
 
-    for inst in [i for i in tr.work.instructions() if i in tr.original]:
-        if not (isinstance(inst, I.Store) and inst.value.type.is_pointer):
-            continue
-        if not tr.activity.touches_shadow(inst.pointer):
-            continue
-        objs = underlying(inst.value)
-        if not objs:
-            continue  # null
-        if not objs <= tr.activity.shadowed:
-            if any(o in tr.activity.varied for o in objs):
-                raise tr.error(inst, "stores a pointer to active memory that has no shadow "
-                                     "into shadowed memory")
-            continue  # a pointer to inactive memory: its shadow slot is never used
-        value_shadow = forward_shadow(tr, inst.value)
-        slot_shadow = forward_shadow(tr, inst.pointer)
-        at = Builder().position_after_def(inst)
-        at.store(value_shadow, slot_shadow, inst.align)
+    def __init__(self, ctx: DerivationContext, args: dict[Argument, Value],
+                 policy: ShadowPolicy) -> None:
+        self.ctx = ctx
+        self.args = args  # the shadow arguments of the dup pointer arguments
+        self.policy = policy
+        self.known: dict[Value, Value] = {}
 
-
-def _shadow_global(tr: ReverseTransform, g: GlobalVariable) -> Value:
-    """`@g.shadow`: an internal zero-filled global, one per global (and direction) in the
-    module, shared by a derivative and its callees' derivatives. The outermost derivative
-    clears it when it starts (the adjoint of a global's initial value is not an output); a
-    callee's derivative must not, its caller's adjoints are already there."""
-    module = tr.module
-    lane = getattr(tr, "lane", 0)
-    key = ("global shadow", g.name, lane)
-    shadow = module.derived.get(key)
-    if shadow is None:
-        name = module.unique_name(names.shadow(g))
-        shadow = GlobalVariable(name, g.value_type, zero(g.value_type))  # type: ignore[arg-type]
-        shadow.prefix = ["internal"]
-        shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
-        module.add_global(shadow)
-        module.derived[key] = shadow
-    if not getattr(tr, "is_callee", False):
-        at = Builder().position_before(tr.alloca_block.instructions[-1])
-        memset = tr.runtime_decl("llvm.memset.p0.i64",
-                                 T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
-        at.call(memset, [shadow, ConstantInt(T.I8, 0),
-                         ConstantInt(T.I64, alloc_size(g.value_type)), ConstantInt(T.I1, 0)])
-    return shadow
-
-
-def _gep_of_constant_expr(tr: ReverseTransform, p: ConstantExpr, base: Value) -> Value:
-    raise DifferentiationError(f"in @{tr.primal.name}: cannot build the shadow of {p.ref()}")
-
-
-def _shadow_allocation(tr: ReverseTransform, call: I.Call) -> Value:
-    """A zero-filled `calloc` of the same size; freed by the reverse sweep."""
-    name = call.callee_name
-    at = Builder().position_after_def(call)
-    if name == "realloc" and getattr(tr, "realloc_shadows", False):
-        # forward mode: the shadow follows the memory (contents kept, as Enzyme does)
-        realloc = tr.runtime_decl("realloc", T.FunctionType(T.PTR, (T.PTR, T.I64)))
-        old = forward_shadow(tr, call.args[0])
-        at = Builder().position_after_def(call)
-        shadow = at.call(realloc, [old, call.args[1]], name=names.shadow(call))
-        tr.heap_shadows.append((call, shadow))
+    def get(self, p: Value) -> Value:
+        got = self.known.get(p)
+        if got is not None:
+            return got
+        shadow = self._build(p)
+        self.known[p] = shadow
         return shadow
-    if name == "realloc":
-        raise tr.error(call, "realloc of memory holding active data, but the size of the old "
-                             "block is not known here (it was not allocated in this function "
-                             "by malloc, calloc or realloc); its adjoints would be lost")
-    align: Value | None = None
-    if name == "calloc":
-        count, size = call.args
-    elif name == "aligned_alloc":
-        count, size = ConstantInt(T.I64, 1), call.args[1]
-        align = call.args[0]
-    else:  # malloc, operator new / new[] (with or without alignment)
-        count, size = ConstantInt(T.I64, 1), call.args[0]
-        if name.endswith("St11align_val_t"):
-            align = call.args[1]
-    if align is not None and not (isinstance(align, ConstantInt) and align.value <= 16):
+
+    def _build(self, p: Value) -> Value:
+        ctx = self.ctx
+        shadowed = ctx.activity.shadowed
+        if isinstance(p, ConstantKeyword):  # null, undef, poison: the shadow is the same
+            return p
+        if isinstance(p, Argument):
+            s = self.args.get(p)
+            if s is None:
+                raise DifferentiationError(
+                    f"in @{ctx.primal.name}: active data is read or written through argument "
+                    f"{p.index} ({p.type} %{p.name or p.index}), which is not 'dup': pass it "
+                    "as enzyme_dup with a shadow")
+            return s
+        if isinstance(p, I.Alloca):
+            if p not in shadowed:
+                raise ctx.error(p, "this stack memory holds active data but has no shadow")
+            return self._alloca(p)
+        if isinstance(p, I.Load) and p.type.is_pointer:
+            if p not in shadowed:
+                raise ctx.error(p, "this pointer leads to active data, but it was loaded from "
+                                   "memory without a shadow (pass that memory as dup)")
+            new = I.Load("load", T.PTR, [self.get(p.pointer)], p.align, name=names.shadow(p))
+            return Builder().position_after_def(p).insert(new)
+        if isinstance(p, I.Call) and p.callee_name in ALLOCATION_FUNCTIONS:
+            if p not in shadowed:
+                raise ctx.error(p, "this heap memory holds active data but has no shadow")
+            return self._allocation(p)
+        if isinstance(p, (I.GetElementPtr, I.Cast)):
+            new = clone_instruction(p, {}, {})
+            new.operands[0] = self.get(p.operands[0])
+            new.name = names.shadow(p)
+            return Builder().position_after_def(p).insert(new)
+        if isinstance(p, I.Select):
+            new = clone_instruction(p, {}, {})
+            new.operands[1] = self.get(p.operands[1])
+            new.operands[2] = self.get(p.operands[2])
+            new.name = names.shadow(p)
+            return Builder().position_after_def(p).insert(new)
+        if isinstance(p, I.Phi):
+            phi = I.Phi(p.type, name=names.shadow(p))
+            assert p.parent is not None
+            p.parent.insert(p.parent.instructions.index(p) + 1, phi)
+            self.known[p] = phi  # before the incoming values: they may lead back here
+            for v, blk in zip(p.operands, p.incoming_blocks, strict=True):
+                phi.add_incoming(self.get(v), blk)
+            return phi
+        if isinstance(p, GlobalVariable) and p in shadowed:
+            return self._global(p)
+        if isinstance(p, ConstantExpr) and p.opcode in ("getelementptr", "bitcast",
+                                                        "addrspacecast"):
+            base = self.get(p.ops[0])
+            if isinstance(base, GlobalVariable):
+                return ConstantExpr(p.type, p.opcode, (base, *p.ops[1:]), p.flags,
+                                    p.source_type, p.extra)
+            raise DifferentiationError(
+                f"in @{ctx.primal.name}: cannot build the shadow of {p.ref()}")
+        if isinstance(p, I.Instruction):
+            raise ctx.error(p, "cannot follow this pointer to its shadow memory (pointers "
+                               "returned by calls are not supported yet)")
+        raise DifferentiationError(
+            f"in @{ctx.primal.name}: active data is accessed through {p.type} {p.ref()}, "
+            "which has no shadow (global variables holding active data are not supported yet)")
+
+    def _global(self, g: GlobalVariable) -> Value:
+        """`@g.shadow`: an internal zero-filled global, one per global (and direction) in the
+        module, shared by a derivative and its callees' derivatives."""
+        ctx = self.ctx
+        module = ctx.module
+        key = GlobalShadowKey(g.name, self.policy.lane)
+        shadow = ctx.derived.get(key)
+        if shadow is None:
+            name = module.unique_name(names.shadow(g))
+            shadow = GlobalVariable(name, g.value_type, zero(g.value_type))  # type: ignore[arg-type]
+            shadow.prefix = ["internal"]
+            shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
+            module.add_global(shadow)
+            ctx.derived.add(key, shadow)
+        if self.policy.clears_globals:
+            ctx.libc.call_memset_zero(ctx.at_start(), shadow,
+                                      ConstantInt(T.I64, alloc_size(g.value_type)))
+        return shadow
+
+    def _allocation(self, call: I.Call) -> Value:
+        """A zero-filled `calloc` of the same size; freed by the reverse sweep."""
+        libc = self.ctx.libc
+        name = call.callee_name
+        at = Builder().position_after_def(call)
+        if name == "realloc" and self.policy.follows_realloc:
+            realloc = libc.realloc()  # (declared before the old shadow's allocation)
+            old = self.get(call.args[0])
+            at = Builder().position_after_def(call)
+            return at.call(realloc, [old, call.args[1]], name=names.shadow(call))
+        if name == "realloc":
+            raise self.ctx.error(call, "realloc of memory holding active data, but the size "
+                                       "of the old block is not known here (it was not "
+                                       "allocated in this function by malloc, calloc or "
+                                       "realloc); its adjoints would be lost")
+        align: Value | None = None
+        if name == "calloc":
+            count, size = call.args
+        elif name == "aligned_alloc":
+            count, size = ConstantInt(T.I64, 1), call.args[1]
+            align = call.args[0]
+        else:  # malloc, operator new / new[] (with or without alignment)
+            count, size = ConstantInt(T.I64, 1), call.args[0]
+            if name and name.endswith("St11align_val_t"):
+                align = call.args[1]
+        if align is None or (isinstance(align, ConstantInt) and align.value <= 16):
+            return libc.call_calloc(at, count, size, name=names.shadow(call))
         # the same alignment (vector code may rely on it), zero-filled; freed with free()
-        aligned = tr.runtime_decl("aligned_alloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
         bumped = at.add(size, at.sub(align, ConstantInt(T.I64, 1)))
         rounded = at.binop("and", bumped, at.sub(ConstantInt(T.I64, 0), align))
-        shadow = at.call(aligned, [align, rounded], name=names.shadow(call))
-        memset = tr.runtime_decl("llvm.memset.p0.i64",
-                                 T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
-        at.call(memset, [shadow, ConstantInt(T.I8, 0), size, ConstantInt(T.I1, 0)])
-    else:
-        calloc = tr.runtime_decl("calloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
-        shadow = at.call(calloc, [count, size], name=names.shadow(call))
-    tr.heap_shadows.append((call, shadow))
-    return shadow
+        shadow = libc.call_aligned_alloc(at, align, rounded, name=names.shadow(call))
+        libc.call_memset_zero(at, shadow, size)
+        return shadow
+
+    def _alloca(self, p: I.Alloca) -> Value:
+        new = I.Alloca(p.allocated_type, p.operands[0] if p.operands else None, p.align,
+                       name=names.shadow(p))
+        at = Builder().position_after_def(p)
+        at.insert(new)
+        self.ctx.libc.call_memset_zero(at, new, alloca_bytes(at, p))
+        return new
 
 
-def _shadow_alloca(tr: ReverseTransform, p: I.Alloca) -> Value:
-    new = I.Alloca(p.allocated_type, p.operands[0] if p.operands else None, p.align,
-                   name=names.shadow(p))
-    at = Builder().position_after_def(p)
-    at.insert(new)
+def alloca_bytes(at: Builder, p: I.Alloca) -> Value:
+    """The size of `p`'s memory in bytes, as an i64 (built at `at` for a variable count)."""
     nbytes: Value = ConstantInt(T.I64, alloc_size(p.allocated_type))
     if p.operands:
         count = p.operands[0]
         if count.type != T.I64:
             count = at.zext(count, T.I64)
         nbytes = at.mul(count, nbytes)
-    memset = tr.runtime_decl("llvm.memset.p0.i64",
-                             T.FunctionType(T.VOID, (T.PTR, T.I8, T.I64, T.I1)))
-    at.call(memset, [new, ConstantInt(T.I8, 0), nbytes, ConstantInt(T.I1, 0)])
-    return new
+    return nbytes
+
+
+def stores_shadowed_pointer(ctx: DerivationContext, store: I.Store) -> bool:
+    """`store` writes a pointer to shadowed memory into shadowed memory: its shadow must go to
+    the same place in the shadow, so that loading it back finds the shadow of what it points
+    to. (A pointer to inactive memory needs nothing: its shadow slot is never used.)"""
+    value, ptr = store.operands
+    if not (value.type.is_pointer and ctx.activity.touches_shadow(ptr)):
+        return False
+    objs = underlying(value)
+    if not objs:
+        return False  # null
+    if not objs <= ctx.activity.shadowed:
+        if any(o in ctx.activity.varied for o in objs):
+            raise ctx.error(store, "stores a pointer to active memory that has no shadow "
+                                   "into shadowed memory")
+        return False
+    return True
+
+
+def returned_pointer(ctx: DerivationContext, ret: I.Ret) -> Value:
+    """The pointer `ret` returns, whose memory the caller differentiates through (so it must
+    have a shadow here)."""
+    value = ret.value
+    assert value is not None
+    if not ctx.activity.has_shadow(value):
+        raise ctx.error(ret, "returns a pointer the caller differentiates through, but the "
+                             "memory it points to has no shadow here")
+    return value
+
+
+def check_atomic_update(ctx: DerivationContext, inst: I.Instruction) -> None:
+    """Raise when `inst` updates shadowed memory atomically (no mode supports that yet)."""
+    if isinstance(inst, (I.AtomicRMW, I.CmpXchg)) and ctx.activity.touches_shadow(
+            inst.operands[0]):
+        raise ctx.error(inst, "atomic updates of active memory are not supported")
+
+
+def check_integer_copy(ctx: DerivationContext, store: I.Store) -> None:
+    """Raise when `store` copies shadowed memory as integers: nothing says which float type
+    the bits are, so no mode could carry their derivative."""
+    value, ptr = store.operands
+    touches = ctx.activity.touches_shadow
+    if isinstance(value.type, T.IntType) and touches(ptr) and isinstance(value, I.Load) and \
+            touches(value.pointer):
+        raise ctx.error(store, "active memory is copied as integers and nothing in the "
+                               "function tells which floating point type it holds; the "
+                               "derivative would be lost (access the data with its float "
+                               "type, e.g. compile without turning the copy into integers)")
+
+
+def mirror_pointer_stores(shadows: ShadowMap, insts: Iterable[I.Instruction]) -> None:
+    """Store the shadow of each pointer that `insts` store into shadowed memory at the same
+    place in the shadow, right after the primal store."""
+    for inst in insts:
+        if isinstance(inst, I.Store) and stores_shadowed_pointer(shadows.ctx, inst):
+            value_shadow = shadows.get(inst.value)
+            slot_shadow = shadows.get(inst.pointer)
+            Builder().position_after_def(inst).store(value_shadow, slot_shadow, inst.align)

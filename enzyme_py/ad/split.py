@@ -23,8 +23,10 @@ is freed exactly once, by the reverse function.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from enzyme_py.ad.derived import SplitPair
+from enzyme_py.ad.reverse_state import ReverseState
+from enzyme_py.ad.shadow import alloca_bytes
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
@@ -32,22 +34,10 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.layout import abi_align, alloc_size
 from enzyme_py.ir.module import Block, Function
-from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value
+from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value, zero
 from enzyme_py.ir.verifier import verify_function
 
-if TYPE_CHECKING:
-    from enzyme_py.ad.reverse import ReverseTransform
-
 TAPE_ALIGN = 16  # what malloc guarantees; every tape field is placed at most this aligned
-
-
-@dataclass
-class SplitPair:
-    """The two functions a call site of a split callee uses."""
-
-    augmented: Function
-    reverse: Function
-    shadow_return: bool  # `augmented` takes `ptr %shadow.out` last
 
 
 @dataclass
@@ -61,12 +51,14 @@ class _Layout:
         return off
 
 
-def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
-    """Move the blocks of `tr.work` (a finished gradient in split mode) into `pair`."""
-    work = tr.work
-    rev_start = tr.rev[tr.exit_block]
-    reverse_blocks = set(work.blocks[tr.forward_block_count:])  # made by the reverse sweep
-    forward_blocks = work.blocks[:tr.forward_block_count]
+def split_gradient(st: ReverseState, pair: SplitPair) -> None:
+    """Move the blocks of `st.ctx.work` (a finished gradient in split mode) into `pair`."""
+    work = st.ctx.work
+    sweep, args, libc = st.sweep, st.args, st.ctx.libc
+    assert sweep is not None
+    rev_start = sweep.rev[st.cf.exit_block]
+    reverse_blocks = set(work.blocks[sweep.forward_block_count:])  # made by the reverse sweep
+    forward_blocks = work.blocks[:sweep.forward_block_count]
     fwd = set(forward_blocks)
 
     def in_forward(v: Value) -> bool:
@@ -83,9 +75,9 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
 
     forward_users = _users([i for b in forward_blocks for i in b.instructions])
     moved = [a for a in crossing if isinstance(a, I.Alloca) and
-             _reverse_only(a, forward_users.get(a, []), tr.alloca_block)]
-    heap = _heap_slots(tr, crossing, moved, forward_blocks, fwd)
-    dynamic = _heap_dynamic_slots(tr, work, crossing, heap)
+             _reverse_only(a, forward_users.get(a, []), st.ctx.alloca_block)]
+    heap = _heap_slots(st, crossing, moved, forward_blocks, fwd)
+    dynamic = _heap_dynamic_slots(st, work, crossing, heap)
     seen.update(dynamic)
 
     layout = _Layout()
@@ -97,13 +89,12 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
     for a in heap_offsets:
         assert a.parent is not None
         a.parent.remove(a)
-    at = Builder(tr.alloca_block)
+    at = Builder(st.ctx.alloca_block)
     at.index = 0
     tape: Value | None = None
     slot_of: dict[int, Value] = {}
     if layout.size:
-        malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
-        tape = at.call(malloc, [ConstantInt(T.I64, layout.size)], name="tape")
+        tape = libc.call_malloc(at, ConstantInt(T.I64, layout.size), name="tape")
     for a, off in heap_offsets.items():
         assert tape is not None
         gep = at.getelementptr(T.I8, tape, [ConstantInt(T.I64, off)], name=a.name)
@@ -112,26 +103,27 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
         for blk in forward_blocks:
             for inst in blk.instructions:
                 inst.operands = [slot_of.get(id(o), o) for o in inst.operands]
-    end = tr.exit_block.terminator
+    end = st.cf.exit_block.terminator
     assert end is not None
-    tr.exit_block.remove(end)
-    b = Builder().position_at_end(tr.exit_block)
+    st.cf.exit_block.remove(end)
+    b = Builder().position_at_end(st.cf.exit_block)
     for v, off in stored_offsets.items():
         assert tape is not None
         b.store(v, _at(b, tape, off), min(abi_align(v.type), TAPE_ALIGN))
-    b.store(tape if tape is not None else _null(), tr.tape_out, 8)
+    assert args.tape_out is not None
+    b.store(tape if tape is not None else zero(T.PTR), args.tape_out, 8)
     if pair.shadow_return:
-        assert tr.ret_shadow is not None
-        b.store(tr.ret_shadow, tr.shadow_out, 8)
-    if tr.ret_value is not None:
-        b.ret(tr.ret_value)
+        assert st.ret_shadow is not None and args.shadow_out is not None
+        b.store(st.ret_shadow, args.shadow_out, 8)
+    if sweep.ret_value is not None:
+        b.ret(sweep.ret_value)
     else:
         b.ret()
 
     # --- the reverse function: read the tape back, run the reverse sweep, free it ---------
     rev_fn = pair.reverse
-    rev_args = [Argument(a.type, a.name) for a in tr.aug_params()]
-    arg_map: dict[Value, Value] = dict(zip(tr.aug_params(), rev_args, strict=True))
+    rev_args = [Argument(a.type, a.name) for a in args.aug_params()]
+    arg_map: dict[Value, Value] = dict(zip(args.aug_params(), rev_args, strict=True))
     tape_arg = Argument(T.PTR, "tape")
     entry = Block("entry", rev_fn)
     eb = Builder().position_at_end(entry)
@@ -153,11 +145,10 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
                                                                     TAPE_ALIGN), name=v.name)
     eb.br(rev_start)
     if dynamic:  # the slots of variable size, last
-        ret = tr.rev_return.terminator
+        ret = sweep.rev_return.terminator
         assert ret is not None
-        free = tr.runtime_decl("free", T.FunctionType(T.VOID, (T.PTR,)))
         for m in dynamic:
-            Builder().position_before(ret).call(free, [value_map[m]])
+            libc.call_free(Builder().position_before(ret), value_map[m])
     by_id = {id(k): v for k, v in value_map.items()}
     for inst in rev_insts:
         inst.operands = [by_id.get(id(o), o) for o in inst.operands]
@@ -165,23 +156,32 @@ def split_gradient(tr: ReverseTransform, pair: SplitPair) -> None:
             inst.incoming_blocks = [entry if blk in fwd else blk
                                     for blk in inst.incoming_blocks]
     if tape is not None:
-        ret = tr.rev_return.terminator
+        ret = sweep.rev_return.terminator
         assert ret is not None
-        free = tr.runtime_decl("free", T.FunctionType(T.VOID, (T.PTR,)))
-        Builder().position_before(ret).call(free, [tape_arg])
+        libc.call_free(Builder().position_before(ret), tape_arg)
 
     params = [*rev_args]
-    if tr.seed is not None:
-        params.append(tr.seed)
+    if args.seed is not None:
+        params.append(args.seed)
     params.append(tape_arg)
-    _install(pair.augmented, forward_blocks, tr.aug_params() + tr.aug_extra_params(), work)
+    _install(pair.augmented, forward_blocks, args.aug_params() + _augmented_extra(st, pair),
+             work)
     _install(rev_fn, [entry] + [b for b in work.blocks if b in reverse_blocks], params, work)
     for fn in (pair.augmented, rev_fn):
         problems = verify_function(fn, raise_error=False)
         if problems:
             raise DifferentiationError(
-                f"internal error: @{fn.name}, split from the gradient of @{tr.primal.name}, is "
-                "malformed (a bug in enzyme_py):\n" + "\n".join(problems[:5]))
+                f"internal error: @{fn.name}, split from the gradient of "
+                f"@{st.ctx.primal.name}, is malformed (a bug in enzyme_py):\n"
+                + "\n".join(problems[:5]))
+
+
+def _augmented_extra(st: ReverseState, pair: SplitPair) -> list[Argument]:
+    """The augmented function's own parameters, after the arguments and their shadows."""
+    args = st.args
+    extra = [args.frees, args.tape_out] + ([args.shadow_out] if pair.shadow_return else [])
+    assert all(a is not None for a in extra)
+    return extra  # type: ignore[return-value]
 
 
 def _install(fn: Function, blocks: list[Block], params: list[Argument], work: Function) -> None:
@@ -212,7 +212,7 @@ def _reverse_only(a: I.Alloca, forward_uses: list[I.Instruction], alloca_block: 
         isinstance(u.value, Constant) for u in forward_uses)
 
 
-def _heap_slots(tr: ReverseTransform, crossing: list[I.Instruction], moved: list[I.Alloca],
+def _heap_slots(st: ReverseState, crossing: list[I.Instruction], moved: list[I.Alloca],
                 forward_blocks: list[Block], fwd: set[Block]) -> list[I.Alloca]:
     """Stack slots of the forward sweep that must outlive it: those the reverse sweep uses,
     those behind pointers it uses, and those whose address is stored in memory."""
@@ -235,33 +235,26 @@ def _heap_slots(tr: ReverseTransform, crossing: list[I.Instruction], moved: list
     return list(out)
 
 
-def _heap_dynamic_slots(tr: ReverseTransform, work: Function, crossing: list[I.Instruction],
+def _heap_dynamic_slots(st: ReverseState, work: Function, crossing: list[I.Instruction],
                         heap: list[I.Alloca]) -> list[I.Instruction]:
     """Stack slots of variable size (C's VLAs), or aligned beyond what the tape promises,
     that must outlive the forward sweep become blocks of their own (`malloc`, or
     `aligned_alloc`), kept on the tape and freed by the reverse function. Returns them."""
     mallocs: list[I.Instruction] = []
     for a in [a for a in heap if a.operands or (a.align or 0) > TAPE_ALIGN]:
-        if tr.loops.loop_of.get(a.parent) is not None:  # type: ignore[arg-type]
-            raise tr.error(a, "the reverse sweep of this function, called rather than "
-                              "inlined, needs a stack allocation of variable size made in a "
-                              "loop; that is not supported yet")
+        if st.cf.loops.loop_of.get(a.parent) is not None:  # type: ignore[arg-type]
+            raise st.ctx.error(a, "the reverse sweep of this function, called rather than "
+                                  "inlined, needs a stack allocation of variable size made in "
+                                  "a loop; that is not supported yet")
         b = Builder().position_before(a)
-        nbytes: Value = ConstantInt(T.I64, alloc_size(a.allocated_type))
-        if a.operands:
-            count = a.operands[0]
-            if count.type != T.I64:
-                count = b.zext(count, T.I64)
-            nbytes = b.mul(count, nbytes)
+        nbytes = alloca_bytes(b, a)
         if (a.align or 0) > TAPE_ALIGN:
             align = ConstantInt(T.I64, a.align or 0)
-            aligned = tr.runtime_decl("aligned_alloc", T.FunctionType(T.PTR, (T.I64, T.I64)))
             rounded = b.binop("and", b.add(nbytes, ConstantInt(T.I64, align.value - 1)),
                               ConstantInt(T.I64, -align.value))
-            m = b.call(aligned, [align, rounded], name=a.name)
+            m = st.ctx.libc.call_aligned_alloc(b, align, rounded, name=a.name)
         else:
-            malloc = tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
-            m = b.call(malloc, [nbytes], name=a.name)
+            m = st.ctx.libc.call_malloc(b, nbytes, name=a.name)
         work.replace_all_uses(a, m)
         assert a.parent is not None
         a.parent.remove(a)
@@ -278,9 +271,3 @@ def _at(b: Builder, base: Value, off: int, name: str | None = None) -> Value:
     if off == 0:
         return base
     return b.getelementptr(T.I8, base, [ConstantInt(T.I64, off)], name=name)
-
-
-def _null() -> Value:
-    from enzyme_py.ir.values import zero
-
-    return zero(T.PTR)

@@ -22,19 +22,19 @@ to what `v` was in the forward iteration being reversed. Invariants:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.context import DerivationContext
+from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
 from enzyme_py.ad.runtime import grow_function, reserve_function
 from enzyme_py.analysis.loops import (
     InductionVariable,
     Loop,
-    TripCount,
     emit_trip_count,
     trip_count_invariant_in,
 )
-from enzyme_py.analysis.memory import underlying
+from enzyme_py.analysis.memory import MemoryEffects, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -43,9 +43,6 @@ from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import Constant, ConstantInt, Value
 
-if TYPE_CHECKING:
-    from enzyme_py.ad.reverse import ReverseTransform
-
 _CHEAP = frozenset({
     "add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem",
     "srem", "fadd", "fsub", "fmul", "fdiv", "fneg", "trunc", "zext", "sext", "fptrunc", "fpext",
@@ -53,25 +50,6 @@ _CHEAP = frozenset({
     "getelementptr", "icmp", "fcmp", "select", "extractvalue", "insertvalue", "extractelement",
     "insertelement", "shufflevector", "freeze",
 })
-
-
-@dataclass
-class LoopState:
-    """Per-loop forward instrumentation and reverse bookkeeping."""
-
-    loop: Loop
-    iv: I.Phi  # canonical 0, 1, 2, ... counter (forward)
-    riv_slot: I.Instruction  # reverse iteration number (alloca)
-    limits: dict[Block, I.Phi] = field(default_factory=dict)  # exit block -> last iv
-    trip: TripCount | None = None
-    # tape root -> this loop's trip count, emitted at the end of the root's preheader
-    trips: dict[Loop, Value] = field(default_factory=dict)
-    # tape root -> flattened iteration number of the nest from the root down to this loop
-    flat: dict[Loop, Value] = field(default_factory=dict)
-    ivs: dict[Value, InductionVariable] = field(default_factory=dict)
-    # (value, exit block -> forward value, reverse slot) of growable arrays
-    grown: list[tuple[Value, dict[Block, Value], I.Instruction]] = field(default_factory=list)
-    entry_edges: list[tuple[Block, Block]] = field(default_factory=list)  # (edge block, exit)
 
 
 @dataclass
@@ -105,8 +83,16 @@ class TapeStream:
 
 
 class Tape:
-    def __init__(self, tr: ReverseTransform) -> None:
-        self.tr = tr
+    """The primal values of a reverse sweep (see the module docstring). `in_split`: the
+    gradient is split (`split.py`), so memory the caller may change is never re-read."""
+
+    def __init__(self, ctx: DerivationContext, cf: ControlFlow, effects: MemoryEffects,
+                 b: Builder, in_split: bool) -> None:
+        self.ctx = ctx
+        self.cf = cf
+        self.effects = effects
+        self.b = b  # the reverse sweep's builder
+        self.in_split = in_split
         self.memo: dict[tuple[int, int], Value] = {}
         self.slot_of: dict[Value, I.Instruction] = {}
         self.array_of: dict[Value, Callable[[], Value]] = {}
@@ -121,7 +107,7 @@ class Tape:
     def lookup(self, v: Value) -> Value:
         if not isinstance(v, I.Instruction):
             return v
-        b = self.tr.b
+        b = self.b
         key = (id(v), id(b.block))
         got = self.memo.get(key)
         if got is not None:
@@ -131,16 +117,15 @@ class Tape:
         return got
 
     def _materialize(self, v: I.Instruction) -> Value:
-        tr = self.tr
         block = v.parent
         assert block is not None, f"value {v} is not in the function"
-        lp = tr.loops.loop_of.get(block)
+        lp = self.cf.loops.loop_of.get(block)
         if self.direct(block) and self._defined_on_every_path(v):
             return v
         if lp is not None:
-            state = tr.loop_states[lp]
+            state = self.cf.loop_states[lp]
             if v is state.iv:
-                return tr.b.load(T.I64, state.riv_slot, 8)
+                return self.b.load(T.I64, state.riv_slot, 8)
             iv = state.ivs.get(v)
             if iv is not None:
                 return self._rebuild_iv(iv, state)
@@ -148,23 +133,24 @@ class Tape:
             new = clone_instruction(v, {}, {})
             new.operands = [self.lookup(o) for o in new.operands]
             new.name = v.name
-            return tr.b.insert(new)
+            return self.b.insert(new)
         return self._load_cached(v, lp)
 
     def direct(self, block: Block) -> bool:
         """Values of `block` can be used as they are anywhere in the reverse sweep."""
-        tr = self.tr
-        if block is tr.alloca_block:
+        if block is self.ctx.alloca_block:
             return True
-        return tr.loops.loop_of.get(block) is None and tr.dom.dominates(block, tr.exit_block)
+        cf = self.cf
+        return cf.loops.loop_of.get(block) is None and cf.dom.dominates(block, cf.exit_block)
 
     def _defined_on_every_path(self, v: I.Instruction) -> bool:
         """An invoke's result exists only past its normal edge: on the unwind path to the
         return it has no value, unless its normal destination dominates the return too."""
-        return not isinstance(v, I.Invoke) or self.tr.dom.dominates(v.normal, self.tr.exit_block)
+        return not isinstance(v, I.Invoke) or self.cf.dom.dominates(v.normal,
+                                                                    self.cf.exit_block)
 
     def _rebuild_iv(self, iv: InductionVariable, state: LoopState) -> Value:
-        b = self.tr.b
+        b = self.b
         k = b.load(T.I64, state.riv_slot, 8)
         ty = iv.phi.type
         if ty != T.I64:
@@ -192,30 +178,29 @@ class Tape:
         return ok
 
     def _cheap_here(self, v: I.Instruction) -> bool:
-        tr = self.tr
         if isinstance(v, I.Load):
-            if v.flags or v.ordering or v not in tr.original:
+            if v.flags or v.ordering or v not in self.cf.original:
                 return False  # tape reads are never re-read: their slots change as we go
             objs = underlying(v.pointer)
-            if tr.effects.may_be_written(objs):
+            if self.effects.may_be_written(objs):
                 return False
-            if tr.split and not all(isinstance(o, I.Alloca) for o in objs):
+            if self.in_split and not all(isinstance(o, I.Alloca) for o in objs):
                 return False  # the caller may overwrite it before the reverse function runs
         elif v.opcode not in _CHEAP:
             return False
         assert v.parent is not None
-        own_loop = tr.loops.loop_of.get(v.parent)
+        own_loop = self.cf.loops.loop_of.get(v.parent)
         for op in v.operands:
             if not isinstance(op, I.Instruction):
                 continue
             blk = op.parent
             if blk is None:
                 return False
-            lp = tr.loops.loop_of.get(blk)
+            lp = self.cf.loops.loop_of.get(blk)
             if self.direct(blk) and self._defined_on_every_path(op):
                 continue
             if lp is not None:
-                st = tr.loop_states[lp]
+                st = self.cf.loop_states[lp]
                 if op is st.iv or op in st.ivs:
                     continue
             if own_loop is not None and (lp is None or _strictly_encloses(lp, own_loop)):
@@ -227,7 +212,7 @@ class Tape:
     # --- caching ---------------------------------------------------------------------------
 
     def _load_cached(self, v: I.Instruction, lp: Loop | None) -> Value:
-        b = self.tr.b
+        b = self.b
         if lp is None:
             return b.load(v.type, self._slot(v), name=v.name)
         got = self.array_of.get(v)
@@ -241,7 +226,7 @@ class Tape:
     def _slot(self, v: I.Instruction) -> I.Instruction:
         slot = self.slot_of.get(v)
         if slot is None:
-            slot = self.tr.entry_alloca(v.type, names.cache(v))
+            slot = self.ctx.entry_alloca(v.type, names.cache(v))
             self.slot_of[v] = slot
             Builder().position_after_def(v).store(v, slot)
         return slot
@@ -261,12 +246,12 @@ class Tape:
         return root
 
     def _known_at(self, lp: Loop, outer: Loop) -> bool:
-        trip = self.tr.loop_states[lp].trip
+        trip = self.cf.loop_states[lp].trip
         return trip is not None and trip_count_invariant_in(trip, outer)
 
     def _trip_at(self, lp: Loop, root: Loop) -> Value:
         """The trip count of `lp`, emitted once at the end of `root`'s preheader."""
-        state = self.tr.loop_states[lp]
+        state = self.cf.loop_states[lp]
         got = state.trips.get(root)
         if got is None:
             assert state.trip is not None
@@ -281,7 +266,7 @@ class Tape:
     def _forward_index(self, lp: Loop, root: Loop) -> Value:
         """The current iteration of the nest from `root` down to `lp`, flattened row-major:
         `((iv_root * trip_1 + iv_1) * trip_2 + ...) + iv_lp`, built in `lp`'s header."""
-        state = self.tr.loop_states[lp]
+        state = self.cf.loop_states[lp]
         if lp is root:
             return state.iv
         got = state.flat.get(root)
@@ -295,8 +280,8 @@ class Tape:
 
     def _reverse_index(self, lp: Loop, root: Loop) -> Value:
         """`_forward_index` of the iteration being reversed, at the builder's position."""
-        b = self.tr.b
-        k = b.load(T.I64, self.tr.loop_states[lp].riv_slot, 8)
+        b = self.b
+        k = b.load(T.I64, self.cf.loop_states[lp].riv_slot, 8)
         if lp is root:
             return k
         assert lp.parent is not None
@@ -308,7 +293,7 @@ class Tape:
         """Create the array of `v` (a value of loop `lp`), allocated at each entry of its tape
         root; return how reverse code reaches it, and the root."""
         root = self.tape_root(lp)
-        if self.tr.loop_states[root].trip is None:
+        if self.cf.loop_states[root].trip is None:
             return self._make_grown_array(v, lp, root), root
         frame = self._frame(root)
         trips = [self._trip_at(m, root) for m in self._nest(lp, root)]
@@ -339,7 +324,7 @@ class Tape:
         return b.getelementptr(T.I8, base, [offset], name=name)
 
     def _reverse_array(self, frame: TapeFrame, offset: Value, v: I.Instruction) -> Value:
-        b = self.tr.b
+        b = self.b
         off = offset if is_constant(offset) else self.lookup(offset)
         if frame.in_stream:
             return self._array_at(b, self._stream().final, self.lookup(frame.call), off,
@@ -358,7 +343,7 @@ class Tape:
                 self.frees.setdefault(pre, []).append(lambda: self.lookup(call))
             else:
                 st = self._stream()
-                call = at.call(reserve_function(self.tr.module), [st.slot, st.cap, st.used, zero],
+                call = at.call(reserve_function(self.ctx.module), [st.slot, st.cap, st.used, zero],
                                name="tape.segment")
             frame = self.frames[root] = TapeFrame(call, zero)
         return frame
@@ -367,19 +352,18 @@ class Tape:
         """The tape stream, created on first use: allocated in the first block, its final
         base read where the forward sweep ends, freed where the reverse sweep ends."""
         if self.stream is None:
-            tr = self.tr
             initial = 4096
-            slot = tr.entry_alloca(T.PTR, "tape.stream")
-            cap = tr.entry_alloca(T.I64, "tape.stream.cap", ConstantInt(T.I64, initial))
-            used = tr.entry_alloca(T.I64, "tape.stream.used", ConstantInt(T.I64, 0))
-            at = Builder().position_before(tr.alloca_block.instructions[-1])
+            slot = self.ctx.entry_alloca(T.PTR, "tape.stream")
+            cap = self.ctx.entry_alloca(T.I64, "tape.stream.cap", ConstantInt(T.I64, initial))
+            used = self.ctx.entry_alloca(T.I64, "tape.stream.used", ConstantInt(T.I64, 0))
+            at = Builder().position_before(self.ctx.alloca_block.instructions[-1])
             at.store(at.call(self._malloc(), [ConstantInt(T.I64, initial)]), slot, 8)
-            end = tr.exit_block.terminator
+            end = self.cf.exit_block.terminator
             assert end is not None
             final = Builder().position_before(end).load(T.PTR, slot, 8, name="tape.stream")
             assert isinstance(final, I.Instruction)
             self.stream = TapeStream(slot, cap, used, final)
-            self.frees.setdefault(tr.entry, []).append(lambda: final)
+            self.frees.setdefault(self.cf.entry, []).append(lambda: final)
         return self.stream
 
     def _at_entry(self, root: Loop) -> Builder:
@@ -394,8 +378,7 @@ class Tape:
     def _make_grown_array(self, v: I.Instruction, lp: Loop, root: Loop) -> Callable[[], Value]:
         """The root's trip count is unknown: grow the array (realloc) as the root runs, by
         rows of the inner loops' known trip counts (one element when `lp` is the root)."""
-        tr = self.tr
-        state = tr.loop_states[root]
+        state = self.cf.loop_states[root]
         pre = root.preheader
         assert pre is not None and pre.terminator is not None
         trips = [self._trip_at(m, root) for m in self._nest(lp, root)[1:]]
@@ -403,14 +386,14 @@ class Tape:
         row_bytes: Value = ConstantInt(T.I64, alloc_size(v.type))
         if trips:
             row_bytes = fwd.mul(_product(fwd, trips), row_bytes)
-        slot = tr.entry_alloca(T.PTR, names.cache(v) + ".ptr")
-        cap = tr.entry_alloca(T.I64, names.cache(v) + ".cap")
+        slot = self.ctx.entry_alloca(T.PTR, names.cache(v) + ".ptr")
+        cap = self.ctx.entry_alloca(T.I64, names.cache(v) + ".cap")
         initial = 4 if trips else 16  # rows: fewer when a row is a whole inner nest
         fwd.store(ConstantInt(T.I64, initial), cap, 8)
         first = fwd.mul(ConstantInt(T.I64, initial), row_bytes) if trips else \
             ConstantInt(T.I64, initial * alloc_size(v.type))
         fwd.store(fwd.call(self._malloc(), [first]), slot, 8)
-        grow = grow_function(tr.module)
+        grow = grow_function(self.ctx.module)
         Builder().position_after_phis(root.header).call(grow, [slot, cap, state.iv, row_bytes])
         index = self._forward_index(lp, root)
         store_at = self._store_position(v)
@@ -419,12 +402,12 @@ class Tape:
         finals: dict[Block, Value] = {}
         for exit_block in root.exits:
             finals[exit_block] = Builder().position_after_phis(exit_block).load(T.PTR, slot, 8)
-        rev_slot = tr.entry_alloca(T.PTR, names.cache(v) + ".rev")
+        rev_slot = self.ctx.entry_alloca(T.PTR, names.cache(v) + ".rev")
         state.grown.append((v, finals, rev_slot))
         for edge, exit_block in state.entry_edges:  # edges already emitted: patch them
             self._store_final(edge, finals[exit_block], rev_slot)
-        self.frees.setdefault(pre, []).append(lambda: tr.b.load(T.PTR, rev_slot, 8))
-        return lambda: tr.b.load(T.PTR, rev_slot, 8)
+        self.frees.setdefault(pre, []).append(lambda: self.b.load(T.PTR, rev_slot, 8))
+        return lambda: self.b.load(T.PTR, rev_slot, 8)
 
     def _store_position(self, v: I.Instruction) -> Builder:
         """Where the forward sweep stores `v` on the tape: right after it, or for a phi after
@@ -433,34 +416,32 @@ class Tape:
             return Builder().position_after_def(v)
         assert v.parent is not None
         first = next(i for i in v.parent.instructions
-                     if not isinstance(i, (I.Phi, I.LandingPad)) and i in self.tr.original)
+                     if not isinstance(i, (I.Phi, I.LandingPad)) and i in self.cf.original)
         return Builder().position_before(first)
 
     def _malloc(self) -> Function:
-        return self.tr.runtime_decl("malloc", T.FunctionType(T.PTR, (T.I64,)))
+        return self.ctx.libc.malloc()
 
     def _store_final(self, edge: Block, final: Value, rev_slot: I.Instruction) -> None:
-        tr = self.tr
-        saved = (tr.b.block, tr.b.index)
+        saved = (self.b.block, self.b.index)
         assert edge.terminator is not None
-        tr.b.position_before(edge.terminator)
-        tr.b.store(self.lookup(final), rev_slot, 8)
-        tr.b.block, tr.b.index = saved
+        self.b.position_before(edge.terminator)
+        self.b.store(self.lookup(final), rev_slot, 8)
+        self.b.block, self.b.index = saved
 
     def enter_loop(self, state: LoopState, edge: Block, exit_block: Block) -> None:
         """Called on each reverse edge that enters the reversed loop from `exit_block`."""
         state.entry_edges.append((edge, exit_block))
-        tr = self.tr
-        tr.b.store(self.lookup(state.limits[exit_block]), state.riv_slot, 8)
+        self.b.store(self.lookup(state.limits[exit_block]), state.riv_slot, 8)
         for _, finals, rev_slot in state.grown:
-            tr.b.store(self.lookup(finals[exit_block]), rev_slot, 8)
+            self.b.store(self.lookup(finals[exit_block]), rev_slot, 8)
 
     def emit_frees(self, rev_blocks: dict[Block, Block], free: Function) -> None:
         """Size each frame, and free each root's arrays where its reversed loop has finished
         (reverse preheader)."""
         for frame in self.frames.values():
             frame.call.operands[3 if frame.in_stream else 0] = frame.end
-        b = self.tr.b
+        b = self.b
         for pre, getters in self.frees.items():
             rb = rev_blocks[pre]
             assert rb.terminator is not None
