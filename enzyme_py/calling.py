@@ -208,6 +208,8 @@ class ErrorRecord:
 # and its message, from the recorded index `i`, extent `e` and the site's axis.
 _FAILURES: dict[str, tuple[type[Exception], str]] = {
     "index": (IndexError, "index {i} is out of bounds for axis {axis} with size {e}"),
+    "recursion": (RecursionError, "maximum recursion depth exceeded in compiled code ({e} "
+                                  "nested calls of this function)"),
     "integer division by zero": (ZeroDivisionError, "integer division or modulo by zero"),
     "integer modulo by zero": (ZeroDivisionError, "integer modulo by zero"),
     # Python's own messages (3.11) for the checks of `errors="python"` (`domain_checks`)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend import iteration, tree_loops, tree_values, versioning
+from enzyme_py.frontend import iteration, recursion_guard, tree_loops, tree_values, versioning
 from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views, writes
@@ -183,7 +183,10 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             else:
                 raise self.src.error(self.fdef, f"{self.fdef.name}() can reach its end without "
                                      "returning a value")
-        self.alloca_at.br(body)
+        if (self.pyfunc, self.arg_types) in self.session.recursive:
+            recursion_guard.guard(self, body)
+        else:
+            self.alloca_at.br(body)
         fn.blocks.append(self.exit)
         eb = Builder(self.exit)
         self.heap.exit_frees(eb)

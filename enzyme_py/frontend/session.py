@@ -76,6 +76,8 @@ class CompileSession:
     sites: list[ErrorSite] = field(default_factory=list)
     _inferring: set = field(default_factory=set)
     kept_calls: set[Function] = field(default_factory=set)  # functions with a custom rule
+    # specializations some call cycle returns to (see `recursion_guard`)
+    recursive: set[tuple[object, tuple[FType, ...]]] = field(default_factory=set)
     _serial: int = 0
 
     @property
@@ -124,6 +126,7 @@ class CompileSession:
             return got.function
         fn = self.in_progress.get(key)
         if fn is not None:
+            self.recursive.add(key)  # a call cycle returns to it: it gets a depth guard
             return fn
         return self.compile(pyfunc, arg_types).function
 

@@ -106,3 +106,51 @@ def test_active_of_an_array_is_a_type_error():
     x = np.arange(3.0)
     with pytest.raises(TypeError, match="Duplicated"):
         ez.autodiff(read_at, ez.Active(x), ez.Const(1))
+
+
+_DEEP = '''
+import enzyme_py as ez
+
+def rdeep(t, n):
+    if n == 0:
+        return t
+    return rdeep(t * 1.0000001, n - 1) + 0.0
+
+def even(n):
+    if n == 0:
+        return 1
+    return odd(n - 1)
+
+def odd(n):
+    if n == 0:
+        return 0
+    return even(n - 1)
+
+for call in (lambda: ez.jit(rdeep)(1.0, 1_000_000), lambda: ez.grad(rdeep)(1.0, 1_000_000),
+             lambda: ez.jit(even)(10_000_000)):
+    try:
+        call()
+    except RecursionError as err:
+        assert "maximum recursion depth exceeded in compiled code" in str(err), err
+        assert "def " in str(err), err  # names the function's line
+    else:
+        raise AssertionError("no RecursionError")
+# the depth counts went back to zero: moderate recursion still runs, gradients stay exact
+assert abs(ez.jit(rdeep)(1.0, 900) - 1.0000001 ** 900) < 1e-12
+assert abs(ez.grad(rdeep)(1.0, 900) - 1.0000001 ** 900) < 1e-9
+assert ez.jit(even)(900) == 1 and ez.jit(odd)(901) == 1
+print("ok")
+'''
+
+
+def test_deep_recursion_raises_recursion_error_not_a_crash(tmp_path):
+    """Run in a child process: a regression would overflow the C stack (SIGSEGV)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "deep.py"
+    script.write_text(_DEEP)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"
