@@ -59,6 +59,7 @@ from enzyme_py.errors import (
     EnzymePyError,
     NotDifferentiableError,
 )
+from enzyme_py.fastmath import add_fast_math, fast_math_flags
 from enzyme_py.frontend import Array, Compiled, FType, Scalar, Tuple, compile_python
 from enzyme_py.frontend.ftypes import NONE, Tree, abi_extents, tree_leaves
 from enzyme_py.ir import Function, Module
@@ -79,11 +80,18 @@ class Options:
     # "numpy": math functions and float division give IEEE results (nan, inf), unchecked;
     # "python": math.* domain errors and float division by zero raise as in Python
     errors: str = "numpy"
+    # LLVM fast-math flags on the primal and the gradient (see `fastmath`); () is IEEE-exact
+    fastmath: Any = False
 
     def __post_init__(self) -> None:
         if self.errors not in ("numpy", "python"):
             raise ArgumentValueError(f"errors must be 'numpy' or 'python', not "
                                      f"{self.errors!r}")
+        self.fast_flags = fast_math_flags(self.fastmath)
+        if self.python_errors and {"fast", "nnan", "ninf"} & set(self.fast_flags):
+            raise ArgumentValueError("errors='python' detects NaN and infinite results, which "
+                                     "fastmath's nnan/ninf flags assume away; drop one or pass "
+                                     "fastmath={'reassoc', 'contract', ...}")
 
     @property
     def python_errors(self) -> bool:
@@ -176,6 +184,7 @@ def _build(f: Callable, types: tuple[FType, ...], options: Options, noalias: boo
         for arg in compiled.function.args:
             if arg.type.is_pointer:
                 arg.attrs = ["noalias"]
+    add_fast_math(module, options.fast_flags)
     return module, compiled, session
 
 
@@ -262,8 +271,12 @@ def _rebuilding(stub: Callable[..., Any], node: Node) -> Callable[..., Any]:
 
 
 def jit(f: Callable | None = None, *, bounds_check: bool = True, opt_level: int = 2,
-        errors: str = "numpy") -> Any:
+        errors: str = "numpy", fastmath: Any = False) -> Any:
     """Compile `f` (a function of the numeric Python subset) to native code.
+
+    `fastmath` (True, or a set such as `{"reassoc", "contract"}`: see `enzyme_py.fastmath`)
+    puts LLVM's fast-math flags on the code, as Numba's option does: sums may be reordered
+    (reductions vectorize), results may differ in the last bits; the default is IEEE-exact.
 
     `errors` chooses what a math domain error or a float division by zero does. The default,
     `"numpy"`, gives IEEE results without any check, as NumPy does (and as fast as C):
@@ -288,7 +301,7 @@ def jit(f: Callable | None = None, *, bounds_check: bool = True, opt_level: int 
         def root(x):
             return math.sqrt(x)  # root(-4.0): ValueError: math domain error, at this line
     """
-    opts = Options(bounds_check, opt_level, errors)
+    opts = Options(bounds_check, opt_level, errors, fastmath)
     if f is None:
         return lambda g: JitFunction(g, opts)
     return JitFunction(f, opts)
@@ -452,6 +465,7 @@ class _GradCache:
                                      return_primal=return_primal and not outputs)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
+        add_fast_math(out, self.options.fast_flags)  # the adjoint code too
         _only_export(out, gname)
         jm = backend.compile_ir(str(out), opt_level=self.options.opt_level)
         native = jm.function(gname)
@@ -677,15 +691,17 @@ class GradFunction:
 
 
 def grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
-         has_aux: bool = False, bounds_check: bool = True, errors: str = "numpy") -> Any:
+         has_aux: bool = False, bounds_check: bool = True, errors: str = "numpy",
+         fastmath: Any = False) -> Any:
     """The gradient of scalar-valued `f` with respect to argument(s) `argnums` (like jax.grad).
 
-    Usable as `@grad`, `grad(f)`, or `grad(f, argnums=(0, 2))`; `errors` as for `jit`.
+    Usable as `@grad`, `grad(f)`, or `grad(f, argnums=(0, 2))`; `errors` and `fastmath` as
+    for `jit` (fast-math flags go on the gradient's code too).
     Arguments may be pytrees (dicts, tuples, lists, NamedTuples, dataclasses of arrays and
     floats, nested): the gradient of one comes back in its structure. With `has_aux`, `f`
     returns `(value, aux)` and the result is `(gradient, aux)`.
     """
-    opts = Options(bounds_check, errors=errors)
+    opts = Options(bounds_check, errors=errors, fastmath=fastmath)
     if f is None:
         return lambda g: GradFunction(g, argnums, False, opts, has_aux)
     return GradFunction(f, argnums, False, opts, has_aux)
@@ -693,10 +709,10 @@ def grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
 
 def value_and_grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
                    has_aux: bool = False, bounds_check: bool = True,
-                   errors: str = "numpy") -> Any:
+                   errors: str = "numpy", fastmath: Any = False) -> Any:
     """Like `grad`, returning `(f(*args), gradient)` (`((value, aux), gradient)` with
     `has_aux`)."""
-    opts = Options(bounds_check, errors=errors)
+    opts = Options(bounds_check, errors=errors, fastmath=fastmath)
     if f is None:
         return lambda g: GradFunction(g, argnums, True, opts, has_aux)
     return GradFunction(f, argnums, True, opts, has_aux)
