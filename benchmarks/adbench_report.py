@@ -51,19 +51,28 @@ def _c(rec: dict) -> str:
     return _ms(rec, "c_grad_s") if "c_grad_s" in rec else rec.get("c_status", "-")
 
 
+def _fast(rec: dict) -> str:
+    if "fast_grad_s" not in rec:
+        return "-"
+    jax_s = rec.get("jax_grad_s")
+    over = f" ({_x(rec['fast_grad_s'] / jax_s)})" if jax_s else ""
+    return _ms(rec, "fast_grad_s") + over
+
+
 def table(rows: list[dict]) -> str:
     """The results table in Markdown (one line per objective and size)."""
     lines = ["| objective | form | size | primal ms | gradient ms | grad/primal "
              "| grad / loop form's | JAX grad ms "
-             "| ours/JAX | C via transform, grad ms | Enzyme (plugin), grad ms "
+             "| ours/JAX | fastmath grad ms (/JAX) | C via transform, grad ms "
+             "| Enzyme (plugin), grad ms "
              "| compile s, ours / JAX | grad peak MB, ours / JAX | max err | check |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         form = r.get("form", "-")
         if "grad_s" not in r and "jax_grad_s" not in r:
             why = "; ".join(r.get("errors", ["no result"])).replace("|", "/").splitlines()[0]
             lines.append(f"| {r['objective']} | {form} | {r.get('size', '-')} | - | - | - | - "
-                         f"| - | - | - | - | - | - | - | ERROR: {why[:160]} |")
+                         f"| - | - | - | - | - | - | - | - | ERROR: {why[:160]} |")
             continue
         compile_ = f"{r.get('compile_s', math.nan):.2f} / {r.get('jax_compile_s', math.nan):.2f}"
         peak = f"{_mb(r.get('peak_bytes'))} / {_mb(r.get('jax_peak_bytes'))}"
@@ -72,7 +81,8 @@ def table(rows: list[dict]) -> str:
         lines.append(f"| {r['objective']} | {form} | {r['size']} | {_ms(r, 'primal_s')} "
                      f"| {_ms(r, 'grad_s')} | {_x(r.get('ratio'))} | {_x(over_loop(r, rows))} "
                      f"| {_ms(r, 'jax_grad_s')} "
-                     f"| {_x(r.get('ours_over_jax'))} | {_c(r)} | {_enzyme(r)} | {compile_} "
+                     f"| {_x(r.get('ours_over_jax'))} | {_fast(r)} | {_c(r)} | {_enzyme(r)} "
+                     f"| {compile_} "
                      f"| {peak} | {_err(r)} | {check} |")
     return "\n".join(lines) + "\n"
 
@@ -129,7 +139,10 @@ def markdown(rows: list[dict], meta: dict[str, str]) -> str:
         "against NumPy running the same source; *check* passes below 1e-8. A *numpy* row "
         "is the objective written with array expressions (`benchmarks/objectives/"
         "<name>_numpy.py`), on the data of its loop row; *grad / loop form's* divides its "
-        "gradient time by the loop row's; its C columns are the loop row's.",
+        "gradient time by the loop row's; its C columns are the loop row's. *fastmath "
+        "grad* is the same gradient with `fastmath=True` (LLVM's fast-math flags: sums may "
+        "be reordered), its time over JAX's in brackets; it is not part of the check (its "
+        "max err is in results.json as `fast_max_err`).",
         "",
         table(rows),
         "Targets: gradient/primal <= 3; gradient faster than JAX; compile faster than JAX; "

@@ -225,6 +225,13 @@ def measure(name: str, index: int, repeat: int, quick: bool, workdir: Path) -> d
             rec["err_value"] = max_error(ref["ours_value"], ref["value"])
             rec["err_grad"] = max_error(_as_tuple(ours(*args)), ref["grad"])
 
+    def fastmath_stage() -> None:  # the same gradient with fastmath=True (not checked: info)
+        fast_grad = ez.grad(mod.primal, argnums=mod.ARGNUMS, fastmath=True)
+        fast_grad(*args)
+        rec["fast_grad_s"] = median_s(lambda: fast_grad(*args), repeat, batch_s)
+        if "grad" in ref:
+            rec["fast_max_err"] = max_error(_as_tuple(fast_grad(*args)), ref["grad"])
+
     def loop_form_stage() -> None:
         if "ours_value" in ref:
             loop_value = ez.jit(load(loop_form).primal)(*args)
@@ -268,6 +275,7 @@ def measure(name: str, index: int, repeat: int, quick: bool, workdir: Path) -> d
 
     run("jax", jax_stage)
     run("ours", ours_stage)
+    run("ours, fastmath", fastmath_stage)
     if loop_form:
         run(f"value against the loop form {loop_form}", loop_form_stage)
     run("C (enzyme-py transform)", c_stage)
