@@ -360,3 +360,31 @@ def test_transform_warns_when_a_registered_function_was_inlined(clang, tmp_path,
     assert ("warning: @norm2 has a registered derivative but no call to it" in err) == warned
     if warned:
         assert "__attribute__((noinline))" in err
+
+
+FWDDIFF_VOID = r"""
+#include <stdio.h>
+extern double __enzyme_fwddiff(void *, ...);
+extern int enzyme_dup;
+__attribute__((noinline)) void square_into(double *x, double *y) { *y = *x * *x; }
+int main(void) {
+    double x = 3.0, dx = 1.0, y = 0.0, dy = 0.0;
+    /* declared as returning double, as Enzyme's ForwardMode loops*.c tests do */
+    double r = __enzyme_fwddiff((void *)square_into, enzyme_dup, &x, &dx, enzyme_dup, &y, &dy);
+    printf("y=%.17g dy=%.17g r=%.17g\n", y, dy, r);
+    return 0;
+}
+"""
+
+
+@pytest.mark.clang
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_fwddiff_declared_double_for_a_void_function(clang, tmp_path, capsys, opt) -> None:
+    """Accepted as Enzyme does, with a warning; the tangent lands in the shadow."""
+    ll = _clang_ll(clang, tmp_path, FWDDIFF_VOID, opt, "fwdvoid")
+    out = tmp_path / f"fwdvoid{opt}.out.ll"
+    assert main(["transform", str(ll), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning" in err and "@square_into returns no floating point value" in err
+    got = dict(kv.split("=") for kv in _link_and_run(clang, out, tmp_path / "fv").split())
+    assert float(got["y"]) == 9.0 and float(got["dy"]) == 6.0 and float(got["r"]) == 0.0

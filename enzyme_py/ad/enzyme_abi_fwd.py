@@ -23,6 +23,8 @@ defined in the output module so it links with plain clang.
 
 from __future__ import annotations
 
+import warnings
+
 from enzyme_py.ad.enzyme_abi_calls import (
     MARKERS,
     CallPlan,
@@ -45,7 +47,7 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, GlobalVariable, Module
-from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value
+from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value, zero
 
 FWDDIFF = "__enzyme_fwddiff"
 WIDTH = "enzyme_width"
@@ -155,6 +157,14 @@ def _scalars(b: Builder, v: Value) -> list[Value]:
 def _pack_checked(b: Builder, scalars: list[Value], ty: T.Type, call: I.Call,
                   plan: CallPlan) -> Value:
     leaves = scalar_leaves(ty)
+    if not scalars and leaves:
+        # Enzyme's ForwardMode tests declare `double __enzyme_fwddiff(...)` for functions
+        # that return nothing: the result is undefined there and never used; here it is 0
+        warnings.warn(f"{call_site(call)}: @{plan.function.name} returns no floating point "
+                      f"value, so the {ty} that __enzyme_fwddiff is declared to return carries "
+                      "nothing (it is 0.0, as undefined in Enzyme); its tangents are the ones "
+                      "written into the shadows", DerivativeResultWarning, stacklevel=2)
+        return zero(ty)
     if len(leaves) != len(scalars):
         what = (f"{len(scalars)} tangent value(s)" if scalars else
                 f"no tangent (@{plan.function.name} returns no floating point value)")
@@ -162,6 +172,10 @@ def _pack_checked(b: Builder, scalars: list[Value], ty: T.Type, call: I.Call,
             f"{call_site(call)}: the declared return type {ty} has {len(leaves)} value(s) but "
             f"the derivative of @{plan.function.name} (width {plan.width}) gives {what}")
     return pack_result(b, scalars, ty, call)
+
+
+class DerivativeResultWarning(UserWarning):
+    """A derivative call's declared result cannot carry anything (see `_pack_checked`)."""
 
 
 def _define_width_marker(module: Module) -> None:
