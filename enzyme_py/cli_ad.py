@@ -15,6 +15,7 @@ from enzyme_py.ad.registrations import uncalled_rules
 from enzyme_py.analysis.activity import ACTIVITIES, analyze_activity, carries_float
 from enzyme_py.cli import StageDump, add_dump_options, command, read_module, write_text
 from enzyme_py.errors import EnzymePyError
+from enzyme_py.ir import Module
 from enzyme_py.passes import OptLevel
 
 
@@ -82,8 +83,20 @@ def grad(args: argparse.Namespace) -> int:
     return 0
 
 
+def _transform_arguments(p: argparse.ArgumentParser) -> None:
+    _common(p)
+    p.add_argument("--preoptimize", action="store_true",
+                   help="the input is clang's unoptimized output (clang-22 -O2 -Xclang "
+                        "-disable-llvm-passes -emit-llvm): run LLVM's -O2 before "
+                        "differentiating, as Enzyme's plugin does, with the functions that "
+                        "have registered derivatives kept as calls")
+    p.add_argument("--allow-inlined-rules", action="store_true",
+                   help="differentiate the inlined body of a function whose registered "
+                        "derivative is no longer called (an error otherwise)")
+
+
 @command("transform", "lower every __enzyme_autodiff call (drop-in for Enzyme's plugin)",
-         _common)
+         _transform_arguments)
 def transform(args: argparse.Namespace) -> int:
     module = read_module(args.input)
     dump = StageDump(args.print_after_all, args.dump_dir)
@@ -92,11 +105,11 @@ def transform(args: argparse.Namespace) -> int:
     from enzyme_py.ad.enzyme_abi import plan_call
     from enzyme_py.ad.enzyme_abi_fwd import fwddiff_targets, lower_fwddiff_calls
 
-    for name in uncalled_rules(module):
-        print(f"{args.input}: warning: @{name} has a registered derivative but no call to it "
-              "is left in this module (clang inlines small functions at -O1 and above), so "
-              "the registered rule is not used; declare it __attribute__((noinline))",
-              file=sys.stderr)
+    _check_registered_rules(module, args)
+    if args.preoptimize:
+        module = preoptimize(module)
+        if dump.active:
+            dump("preoptimized", module)
     targets = [plan_call(module, c).function.name or "" for c in autodiff_calls(module)]
     targets += fwddiff_targets(module)
     work = prepare(module, dump if dump.active else None, targets=targets, inline=args.inline)
@@ -116,3 +129,40 @@ def transform(args: argparse.Namespace) -> int:
             dump(f"O{args.opt_level}", work)
     write_text(args.output, str(work))
     return 0
+
+
+def _check_registered_rules(module: Module, args: argparse.Namespace) -> None:
+    """A registered derivative that no call uses any more (clang inlined the function) is an
+    error: the gradient would differ from the user's rule."""
+    uncalled = uncalled_rules(module)
+    if not uncalled:
+        return
+    names = ", ".join(f"@{n}" for n in uncalled)
+    if not args.allow_inlined_rules:
+        raise EnzymePyError(
+            f"{names} has a registered derivative but no call to it is left in this module: "
+            "clang inlined it (at -O1 and above), so the gradient would differentiate its "
+            "body, not your rule. Compile with `clang-22 -O2 -Xclang -disable-llvm-passes "
+            "-S -emit-llvm` and pass --preoptimize (enzyme-py then runs -O2 itself, keeping "
+            "registered functions as calls), or declare it __attribute__((noinline)); "
+            "--allow-inlined-rules differentiates the inlined code instead")
+    print(f"{args.input}: warning: {names} has a registered derivative that is not used "
+          "(inlined); its inlined body is differentiated (--allow-inlined-rules)",
+          file=sys.stderr)
+
+
+def preoptimize(module: Module) -> Module:
+    """LLVM's -O2 for differentiation (`OptLevel(2, for_ad=True)`: no unrolling or
+    vectorization, Enzyme's place in the pipeline) over clang's unoptimized output, with
+    every function that has a registered derivative (and its rules) made `noinline`, so the
+    calls the rules replace survive."""
+    from enzyme_py.ad.registrations import find_registrations
+
+    reg = find_registrations(module)
+    keep = set(reg.custom) | set(reg.forward)
+    for fn in module.functions:
+        if fn.name in keep and not fn.is_declaration:
+            fn.suffix = [w for w in fn.suffix if w not in ("alwaysinline", "inlinehint")]
+            if "noinline" not in fn.suffix:
+                fn.suffix = [*fn.suffix, "noinline"]
+    return OptLevel(2, for_ad=True).run(module)

@@ -351,15 +351,50 @@ void g(double *vs, double *d) { __enzyme_autodiff((void *)total, enzyme_dup, vs,
 
 
 @pytest.mark.clang
-@pytest.mark.parametrize("opt,warned", [("-O0", False), ("-O2", True)])
-def test_transform_warns_when_a_registered_function_was_inlined(clang, tmp_path, capsys, opt,
-                                                                warned) -> None:
-    ll = _clang_ll(clang, tmp_path, INLINED_RULE, opt, "inlined")
-    assert main(["transform", str(ll), "-o", str(tmp_path / "g.ll")]) == 0
-    err = capsys.readouterr().err
-    assert ("warning: @norm2 has a registered derivative but no call to it" in err) == warned
-    if warned:
-        assert "__attribute__((noinline))" in err
+def test_transform_refuses_a_registered_function_that_was_inlined(clang, tmp_path,
+                                                                   capsys) -> None:
+    """At -O2 clang inlined norm2: its rule would be silently unused (a different
+    gradient), so that is an error naming the two ways out."""
+    ll = _clang_ll(clang, tmp_path, INLINED_RULE, "-O2", "inlined")
+    err = _one_line_error(capsys, ["transform", str(ll), "-o", str(tmp_path / "g.ll")],
+                          "@norm2 has a registered derivative", "-disable-llvm-passes",
+                          "--preoptimize", "noinline")
+    assert not (tmp_path / "g.ll").exists() and "--allow-inlined-rules" in err
+    assert main(["transform", str(ll), "--allow-inlined-rules", "-o",
+                 str(tmp_path / "g.ll")]) == 0
+    assert "warning: @norm2 has a registered derivative that is not used" in \
+        capsys.readouterr().err
+
+
+def _rule_driver() -> str:
+    return INLINED_RULE + r"""
+#include <stdio.h>
+int main(void) {
+    double vs[4] = {3.0, 4.0, 6.0, 8.0}, d[4] = {0.0, 0.0, 0.0, 0.0};
+    g(vs, d);
+    printf("%g %g %g %g\n", d[0], d[1], d[2], d[3]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.clang
+@pytest.mark.parametrize("flags", [["-O0"], ["-O2", "-Xclang", "-disable-llvm-passes"]])
+def test_registered_rule_is_used_with_unoptimized_input(clang, tmp_path, capsys,
+                                                        flags) -> None:
+    """clang's -O0 or -O2 -disable-llvm-passes output: the rule's call survives; with
+    --preoptimize enzyme-py runs -O2 itself and keeps it (the rule's gradient is all ones,
+    the true one is v / |v|)."""
+    src = tmp_path / "rule.c"
+    src.write_text(_rule_driver())
+    ll = tmp_path / "rule.ll"
+    subprocess.run([clang, *flags, "-S", "-emit-llvm", str(src), "-o", str(ll)], check=True,
+                   capture_output=True)
+    for extra in ([], ["--preoptimize"]):
+        out = tmp_path / f"rule{len(extra)}.out.ll"
+        assert main(["transform", str(ll), *extra, "-o", str(out)]) == 0
+        assert capsys.readouterr().err == ""
+        assert _link_and_run(clang, out, tmp_path / "rule").split() == ["1", "1", "1", "1"]
 
 
 FWDDIFF_VOID = r"""
