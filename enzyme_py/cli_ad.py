@@ -11,6 +11,7 @@ import sys
 
 from enzyme_py.ad.driver import gradient_module, prepare
 from enzyme_py.ad.enzyme_abi import autodiff_calls, lower_autodiff_calls
+from enzyme_py.ad.enzyme_abi_calls import check_all_lowered
 from enzyme_py.ad.registrations import uncalled_rules
 from enzyme_py.analysis.activity import ACTIVITIES, analyze_activity, carries_float
 from enzyme_py.cli import StageDump, add_dump_options, command, read_module, write_text
@@ -121,6 +122,7 @@ def transform(args: argparse.Namespace) -> int:
             dump(f"activity-{plan.function.name}", act)
     lower_autodiff_calls(work)
     lower_fwddiff_calls(work)
+    check_all_lowered(work)  # no __enzyme_* call may be left in place silently
     if dump.active:
         dump("gradient", work)
     if args.opt_level > 0:

@@ -239,3 +239,33 @@ def define_markers(module: Module) -> None:
             g.initializer = ConstantInt(g.value_type if g.value_type.is_int else T.I32, k)
             if not g.value_type.is_int:
                 g.value_type = T.I32
+
+
+# Enzyme entry points this tool does not lower yet, and what to use instead
+_NOT_LOWERED = {
+    "__enzyme_augmentfwd": "split mode (__enzyme_augmentfwd / __enzyme_reverse with a tape) "
+                           "is not supported yet; call __enzyme_autodiff for the whole "
+                           "gradient",
+    "__enzyme_reverse": "split mode (__enzyme_augmentfwd / __enzyme_reverse with a tape) is "
+                        "not supported yet; call __enzyme_autodiff for the whole gradient",
+    "__enzyme_augmentsize": "split mode's tape size query is not supported yet",
+    "__enzyme_virtualreverse": "__enzyme_virtualreverse (shadows of virtual tables) is not "
+                               "supported yet",
+}
+
+
+def check_all_lowered(module: Module) -> None:
+    """Raise for any call to an `__enzyme_*` entry point still in `module` after lowering:
+    left in place it would fail to link, or be called as an undefined function."""
+    for fn in module.functions:
+        for inst in fn.instructions():
+            if not isinstance(inst, I.Call):
+                continue
+            name = inst.callee_name or ""
+            if "__enzyme_" not in name:
+                continue
+            entry = re.search(r"__enzyme_[a-z]+", name)
+            what = entry.group(0) if entry else name
+            hint = _NOT_LOWERED.get(what, "it is not one of the entry points enzyme-py "
+                                          "lowers (__enzyme_autodiff, __enzyme_fwddiff)")
+            raise DifferentiationError(f"{call_site(inst)}: {what}: {hint}")
