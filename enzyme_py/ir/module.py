@@ -197,9 +197,10 @@ class Module:
         self.named_metadata: list[str] = []
         self.metadata: list[str] = []
         self.symbols: dict[str, GlobalValue] = {}
-        # Functions the transforms derived from others, by (name, activities ...): reused by
-        # later requests, and found by recursive calls while still being built.
-        self.derived: dict[tuple, tuple[Function, T.FunctionType]] = {}
+        # What the transforms derived from functions of this module (gradients, split pairs,
+        # tangents, shadows of globals), by a typed key: reused by later requests, and found
+        # by recursive calls while still being built. Its typed view is `ad.derived`.
+        self.derived: dict[object, object] = {}
 
     def __str__(self) -> str:
         from enzyme_py.ir.printer import format_module
