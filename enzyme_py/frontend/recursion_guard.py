@@ -16,24 +16,37 @@ function's stack slots plus a fixed allowance, and is never below `MIN_DEPTH`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import ast
+from typing import Any, Protocol
 
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, GlobalVariable
-from enzyme_py.ir.values import ConstantInt
-
-if TYPE_CHECKING:
-    from enzyme_py.frontend.compiler import FunctionCompiler
+from enzyme_py.ir.values import ConstantInt, Value
 
 STACK_BUDGET = 4 << 20  # bytes: half of Linux's default 8 MiB thread stack
 FRAME_ALLOWANCE = 256  # bytes a call takes beyond its slots (return address, spills, ...)
 MIN_DEPTH, MAX_DEPTH = 1_000, 100_000
 
 
-def depth_limit(c: FunctionCompiler) -> int:
+class Guarded(Protocol):
+    """What the guard needs of the function compiler (`compiler.FunctionCompiler`)."""
+
+    entry: Block
+    exit: Block
+    alloca_at: Builder
+    b: Builder
+    fdef: ast.FunctionDef
+    session: Any  # module, error_name
+
+    def new_block(self, name: str) -> Block: ...
+    def check(self, ok: Value, node: ast.AST, what: str, index: Value, extent: Value,
+              axis: int) -> None: ...
+
+
+def depth_limit(c: Guarded) -> int:
     """How deep the function may recurse, from the size of its stack slots."""
     slots = 0
     for inst in c.entry.instructions:
@@ -44,7 +57,7 @@ def depth_limit(c: FunctionCompiler) -> int:
     return max(MIN_DEPTH, min(MAX_DEPTH, STACK_BUDGET // (slots + FRAME_ALLOWANCE)))
 
 
-def _counter(c: FunctionCompiler) -> GlobalVariable:
+def _counter(c: Guarded) -> GlobalVariable:
     module = c.session.module
     name = c.session.error_name.replace("error", "depth")
     g = module.symbols.get(name)
@@ -55,7 +68,7 @@ def _counter(c: FunctionCompiler) -> GlobalVariable:
     return module.add_global(gv)
 
 
-def guard(c: FunctionCompiler, body: Block) -> None:
+def guard(c: Guarded, body: Block) -> None:
     """Branch from the entry block through the guard to `body`; take the count back in the
     exit block (called before the exit block gets its terminator)."""
     counter = _counter(c)
