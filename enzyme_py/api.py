@@ -328,36 +328,13 @@ class _Gradient:
 
 def _written_arrays(fn: Function, arg_types: tuple[FType, ...]) -> set[int]:
     """Indices of array parameters the function (or its callees) may write."""
-    from enzyme_py.analysis.memory import underlying
-    from enzyme_py.ir import instructions as I
+    from enzyme_py.analysis.memory_effects import written_arguments
 
-    written_args = set()
-    module = fn.parent
-    assert module is not None
-    for g in module.functions:
-        for inst in g.instructions():
-            ptr = None
-            if isinstance(inst, I.Store):
-                ptr = inst.pointer
-            elif isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
-                    ("llvm.memcpy", "llvm.memmove", "llvm.memset")):
-                ptr = inst.args[0]
-            elif isinstance(inst, I.Call) and g is fn:
-                # arrays passed to callees: treat as written (callees are inlined for AD)
-                written_args |= {a for a in inst.args if a.type.is_pointer}
-            if ptr is not None:
-                written_args |= set(underlying(ptr))
-    idx = set()
-    flat = 0
+    written, flat, idx = written_arguments(fn), 0, set()
     for i, t in enumerate(arg_types):
-        if isinstance(t, Array):
-            if fn.args[flat] in written_args:
-                idx.add(i)
-            flat += 1 + t.extents
-        else:
-            flat += 1
-    if any(g is not fn and not g.is_declaration for g in module.functions):
-        idx |= {i for i, t in enumerate(arg_types) if isinstance(t, Array)}
+        if isinstance(t, Array) and flat in written:
+            idx.add(i)
+        flat += 1 + t.extents if isinstance(t, Array) else 1
     return idx
 
 
@@ -1046,7 +1023,8 @@ def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequen
     gradient_module(module, compiled.function.name or "", acts,
                     isinstance(rt, Scalar) and rt.is_float,
                     on_stage=lambda name, m: stages.__setitem__(name, str(m)))
-    key = {"preprocessed": "lcssa", "activity": "activity", "gradient": "gradient",
+    # (the stages are the driver's pass names: the gradient is shown after `dupnoneed`)
+    key = {"preprocessed": "lcssa", "activity": "print-activity", "gradient": "dupnoneed",
            "optimized": "O2"}.get(stage)
     if key is None or key not in stages:
         raise ValueError(f"unknown stage {stage!r}: use python, preprocessed, activity, "

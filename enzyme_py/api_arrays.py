@@ -190,7 +190,7 @@ _FORWARD = FunctionCache()  # per function: (derivative, types, layout, error re
 def _forward_native(f: Callable, args: Sequence[Any]
                     ) -> tuple[Any, tuple, _Layout, ErrorRecord | None]:
     """`fwddiffe` of f's output-slot wrapper for C-contiguous copies of `args` (cached)."""
-    from enzyme_py.ad.forward import forward_module
+    from enzyme_py.ad.driver import forward_module
 
     key = tuple(map(arg_key, args))
     got = _FORWARD.get(f, key)

@@ -44,8 +44,7 @@ def _forward_native(f: Callable, args: Sequence[Any], with_gradient: bool) -> tu
 
 
 def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> tuple[Any, Any]:
-    from enzyme_py.ad.driver import gradient_module
-    from enzyme_py.ad.forward import forward_module
+    from enzyme_py.ad.driver import forward_module, gradient_module
 
     name = getattr(f, "__name__", "f")
     # every entry point here copies its arrays C-contiguous first (`_c_copy`)
@@ -228,8 +227,7 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     """Forward mode of width `width` over the gradient of `f` with respect to the float array
     `args[argnum]` alone (everything else const): its signature is the gradient's arguments
     with `width` tangents after the array and after its shadow. Compiled once per signature."""
-    from enzyme_py.ad.driver import gradient_module
-    from enzyme_py.ad.forward import forward_module
+    from enzyme_py.ad.driver import forward_module, gradient_module
 
     key = (tuple(map(arg_key, args)), "hessian", argnum, width)
     got = _COMPILED.get(f, key)

@@ -1,7 +1,8 @@
 """The `grad` and `transform` commands of `enzyme-py` (registered on import).
 
 Invariant: both read LLVM text, canonicalize a copy, differentiate, optimize the result at
-`-O<level>` and write LLVM text that plain clang-22 compiles and links.
+`-O<level>` and write LLVM text that plain clang-22 compiles and links. Both run a pipeline of
+`ad/driver.py` (`--print-pipeline` shows it: `enzyme-py opt -p` runs the same).
 """
 
 from __future__ import annotations
@@ -9,11 +10,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from enzyme_py.ad.driver import gradient_module, prepare
-from enzyme_py.ad.enzyme_abi import autodiff_calls, lower_autodiff_calls
-from enzyme_py.ad.enzyme_abi_calls import check_all_lowered
+from enzyme_py.ad.driver import (
+    enzyme_pipeline,
+    forward_module,
+    forward_pipeline,
+    gradient_module,
+    gradient_pipeline,
+    run_pipeline,
+)
+from enzyme_py.ad.enzyme_abi import autodiff_calls, plan_call
+from enzyme_py.ad.enzyme_abi_fwd import fwddiff_targets
+from enzyme_py.ad.enzyme_abi_split import split_targets
 from enzyme_py.ad.registrations import uncalled_rules
-from enzyme_py.analysis.activity import ACTIVITIES, analyze_activity, carries_float
+from enzyme_py.analysis.activity import ACTIVITIES, carries_float
 from enzyme_py.cli import StageDump, add_dump_options, command, read_module, write_text
 from enzyme_py.errors import EnzymePyError
 from enzyme_py.ir import Module
@@ -30,6 +39,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "forward function and a reverse function, as in Enzyme) instead of "
                         "inlining them before differentiating")
     add_dump_options(p)
+    p.add_argument("--print-pipeline", action="store_true",
+                   help="print the pipeline of passes this command runs (for enzyme-py opt -p) "
+                        "and exit")
 
 
 def _grad_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,12 +78,20 @@ def grad(args: argparse.Namespace) -> int:
     if bad:
         raise EnzymePyError(f"unknown activity {bad[0]!r}; use one of {', '.join(ACTIVITIES)}")
     ret_active = carries_float(fn.return_type) and not args.const_return
+    if args.print_pipeline:
+        if args.mode == "forward":
+            text = forward_pipeline(args.function, acts, width=args.width,
+                                    opt_level=args.opt_level, name=args.name,
+                                    inline=args.inline)
+        else:
+            text = gradient_pipeline(args.function, acts, ret_active, opt_level=args.opt_level,
+                                     name=args.name, inline=args.inline)
+        print(text)
+        return 0
     dump = StageDump(args.print_after_all, args.dump_dir)
     if dump.active:
         dump("input", module)
     if args.mode == "forward":
-        from enzyme_py.ad.forward import forward_module
-
         out, _ = forward_module(module, args.function, acts, width=args.width,
                                 opt_level=args.opt_level, name=args.name, inline=args.inline,
                                 on_stage=dump if dump.active else None)
@@ -101,35 +121,25 @@ def _transform_arguments(p: argparse.ArgumentParser) -> None:
 def transform(args: argparse.Namespace) -> int:
     module = read_module(args.input)
     dump = StageDump(args.print_after_all, args.dump_dir)
-    if dump.active:
+    if dump.active and not args.print_pipeline:
         dump("input", module)
-    from enzyme_py.ad.enzyme_abi import plan_call
-    from enzyme_py.ad.enzyme_abi_fwd import fwddiff_targets, lower_fwddiff_calls
-
     _check_registered_rules(module, args)
     if args.preoptimize:
         module = preoptimize(module)
-        if dump.active:
+        if dump.active and not args.print_pipeline:
             dump("preoptimized", module)
-    targets = [plan_call(module, c).function.name or "" for c in autodiff_calls(module)]
+    plans = [plan_call(module, c) for c in autodiff_calls(module)]
+    targets = [p.function.name or "" for p in plans]
     targets += fwddiff_targets(module)
-    work = prepare(module, dump if dump.active else None, targets=targets, inline=args.inline)
-    if dump.active:
-        for call in autodiff_calls(work):
-            plan = plan_call(work, call)
-            act = analyze_activity(plan.function, list(plan.activities),
-                                   carries_float(plan.function.return_type))
-            dump(f"activity-{plan.function.name}", act)
-    lower_autodiff_calls(work)
-    lower_fwddiff_calls(work)
-    check_all_lowered(work)  # no __enzyme_* call may be left in place silently
-    if dump.active:
-        dump("gradient", work)
-    if args.opt_level > 0:
-        work = OptLevel(args.opt_level).run(work)
-        if dump.active:
-            dump(f"O{args.opt_level}", work)
-    write_text(args.output, str(work))
+    targets += split_targets(module)
+    shown = [(p.function.name or "", p.activities, carries_float(p.function.return_type))
+             for p in plans] if dump.active else []
+    text = enzyme_pipeline(targets, opt_level=args.opt_level, inline=args.inline,
+                           show_activity=shown)
+    if args.print_pipeline:  # (of the preoptimized module, with --preoptimize)
+        print(text)
+        return 0
+    write_text(args.output, str(run_pipeline(module, text, dump if dump.active else None)))
     return 0
 
 

@@ -9,52 +9,61 @@ from __future__ import annotations
 import argparse
 import sys
 
+from enzyme_py.ad import driver  # noqa: F401  (registers the AD passes and the printers)
 from enzyme_py.cli import StageDump, add_dump_options, command, read_module, write_text
 from enzyme_py.errors import EnzymePyError
-from enzyme_py.passes import PREPROCESS_PIPELINE, Pipeline
+from enzyme_py.passes import PASSES, PREPROCESS_PIPELINE, Pipeline, PrinterPass
 
 
 def _opt_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", help="LLVM text file (.ll), or - for stdin")
+    p.add_argument("input", nargs="?", help="LLVM text file (.ll), or - for stdin")
     p.add_argument("-p", "--passes", default=PREPROCESS_PIPELINE, metavar="PIPELINE",
-                   help=f"comma-separated passes (default: {PREPROCESS_PIPELINE}); "
-                        "see --list-passes")
+                   help=f"comma-separated passes, each with its arguments in braces: "
+                        f"'sroa,reverse{{fn=f,acts=dup,out}}' (default: {PREPROCESS_PIPELINE}); "
+                        "see --list-passes, and --print-pipeline of enzyme-py grad/transform")
     p.add_argument("-o", "--output", metavar="OUT.ll", help="output file (default: stdout)")
-    p.add_argument("--list-passes", action="store_true", help="list the known passes and exit")
-    p.add_argument("--print", action="store_true", dest="print_analyses",
-                   help="print the results of analysis passes (activity, loops) instead of "
-                        "the module (which still goes to -o when given)")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list the known passes with their arguments and exit")
+    p.add_argument("--disable-output", action="store_true",
+                   help="do not write the module (the printers' reports still go to stdout)")
     add_dump_options(p)
 
 
-@command("opt", "parse, verify and transform an LLVM module with a pipeline of named passes",
+@command("opt", "parse, verify and transform an LLVM module with a pipeline of named passes "
+         "(printers such as print-activity write their reports to stdout, before the module)",
          _opt_arguments)
 def opt(args: argparse.Namespace) -> int:
     if args.list_passes:
-        from enzyme_py.passes import PASSES
-
-        for name in sorted(PASSES):
-            print(f"  {name:28s} {PASSES[name].help}")
+        _list_passes()
         return 0
+    if args.input is None:
+        raise EnzymePyError("no input file (give a .ll file, or - for stdin)")
     pipeline = Pipeline.parse(args.passes)
     module = read_module(args.input)
     dump = StageDump(args.print_after_all, args.dump_dir)
     if dump.active:
         dump("input", module)
     module = pipeline.run(module, dump if dump.active else None)
-    if args.print_analyses:
-        from enzyme_py.passes import AnalysisPass
-
-        reports = [r for p in pipeline.passes if isinstance(p, AnalysisPass) for r in p.reports]
-        if not reports:
-            raise EnzymePyError("--print needs an analysis pass in the pipeline "
-                                "(e.g. -p activity or -p loops)")
-        sys.stdout.write("\n".join(reports))
-        if args.output:
-            write_text(args.output, str(module))
-        return 0
-    write_text(args.output, str(module))
+    sys.stdout.write("".join(r for p in pipeline.passes if isinstance(p, PrinterPass)
+                             for r in p.reports))
+    if not args.disable_output:
+        write_text(args.output, str(module))
     return 0
+
+
+def _list_passes() -> None:
+    for name in sorted(PASSES):
+        info = PASSES[name]
+        if not info.params:
+            print(f"  {name:24s} {info.help}")
+            continue
+        print(f"  {info.usage()}\n  {'':24s} {info.help}")
+        for param in info.params:
+            default = param.default
+            if isinstance(default, bool):
+                default = int(default)
+            said = "" if default is None or param.required else f" (default: {default})"
+            print(f"  {'':24s}   {param.key + '=':8s} {param.help}{said}")
 
 
 def _demo_arguments(p: argparse.ArgumentParser) -> None:

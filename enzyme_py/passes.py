@@ -1,11 +1,15 @@
-"""Named passes and pipelines over IR modules.
+"""Named passes with arguments, and pipelines of them.
 
 Invariants: a pass is a small object with a `name` and `run(module) -> Module` (it may return
 the module it was given, changed in place, or a new one); a pipeline is a list of passes, spelled
-as a comma-separated string (`"sroa,instcombine,simplifycfg,loop-simplify,lcssa"`). Passes are
-registered with `@register_pass` where they are defined; LLVM's own passes (through llvmlite)
-and the levels `O0`..`O3` are registered here. Consecutive LLVM passes run in one llvmlite
-session unless the caller asks to see the IR after every pass.
+as text (`"sroa,instcombine,reverse{fn=f,acts=dup,out}"`, `pass_spec.py`). Passes are
+registered with `register_pass` where they are defined, each with the arguments it takes
+(`Param`); LLVM's own passes (through llvmlite) and the levels `O0`..`O3` are registered here,
+the AD passes in `ad/prepare_passes.py` and `ad/derive_passes.py`, the printers in
+`print_passes.py` (`ad/driver.py` imports them all). Consecutive LLVM passes run in one
+llvmlite session unless the caller asks to see the IR after every pass. A printer
+(`PrinterPass`) leaves the module alone and keeps its report; the IR "after" a printer, as an
+observer sees it, is that report.
 
 Example::
 
@@ -18,14 +22,22 @@ Example::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from enzyme_py import backend as jit
-from enzyme_py.errors import BackendError, EnzymePyError
-from enzyme_py.ir import Function, Module, parse, verify
+from enzyme_py.errors import BackendError
+from enzyme_py.ir import Module, parse, verify
 from enzyme_py.ir.source_map import forget_locations, locate_message
+from enzyme_py.pass_spec import Argument, PipelineError, format_item, parse_pipeline
+
+__all__ = ["PASSES", "PREPROCESS_PIPELINE", "LLVMPasses", "NestedPass", "OptLevel", "Param",
+           "Pass", "PassInfo", "Pipeline", "PipelineError", "PrinterPass", "Stage",
+           "pass_text", "register_pass", "through_llvm"]
+
+# What sees each stage of a pipeline: its name and the module (or a printer's report).
+Stage = Callable[[str, object], None]
 
 
 class Pass(Protocol):
@@ -35,10 +47,91 @@ class Pass(Protocol):
 
 
 @dataclass(frozen=True)
+class Param:
+    """One argument a pass takes: `key=value` in `pass{...}`.
+
+    `kind` is `str`, `int`, `bool` (`key=1`/`0`, or the bare word `key`) or `list` (words
+    separated by commas: `acts=dup,out`). An argument left out is `default`, or an error
+    when `required`."""
+
+    key: str
+    help: str
+    kind: type = str
+    default: object = None
+    required: bool = False
+
+    def convert(self, pass_name: str, words: list[str]) -> object:
+        if self.kind is list:
+            return [w for w in words if w]
+        if len(words) != 1:
+            raise PipelineError(f"{pass_name}: {self.key}= takes one value, not "
+                                f"{','.join(words) or 'none'}")
+        word = words[0]
+        if self.kind is bool:
+            if word.lower() not in _BOOLS:
+                raise PipelineError(f"{pass_name}: {self.key}= is 1 or 0, not {word!r}")
+            return _BOOLS[word.lower()]
+        if self.kind is int:
+            try:
+                return int(word)
+            except ValueError:
+                raise PipelineError(f"{pass_name}: {self.key}= is a number, not {word!r}") \
+                    from None
+        return word
+
+
+_BOOLS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
+@dataclass(frozen=True)
 class PassInfo:
     name: str
     help: str
-    factory: Callable[[], Pass]
+    factory: Callable[..., Pass]
+    params: tuple[Param, ...] = ()
+
+    def make(self, arguments: Sequence[Argument] = ()) -> Pass:
+        """The pass, its arguments bound (`bind_arguments`)."""
+        return self.factory(**bind_arguments(self, arguments))
+
+    def usage(self) -> str:
+        """`name{key=...,...}` as `--list-passes` shows it."""
+        if not self.params:
+            return self.name
+        return f"{self.name}{{{','.join(p.key + '=' for p in self.params)}}}"
+
+
+def bind_arguments(info: PassInfo, arguments: Sequence[Argument]) -> dict[str, object]:
+    """The keyword arguments of `info.factory` for these parsed arguments.
+
+    A bare word continues the list argument before it (`acts=dup,out`) or, where there is
+    none, sets a flag (`primal`)."""
+    params = {p.key: p for p in info.params}
+    words: dict[str, list[str]] = {}
+    last: Param | None = None
+    for arg in arguments:
+        if arg.key is None and last is not None and last.kind is list:
+            words[last.key].append(arg.value)
+            continue
+        key, value = (arg.key, arg.value) if arg.key is not None else (arg.value, "1")
+        param = params.get(key)
+        if param is None or (arg.key is None and param.kind is not bool):
+            known = ", ".join(params) or "none"
+            what = f"argument {key!r}" if arg.key is not None else f"word {key!r}"
+            raise PipelineError(f"{info.name}: unknown {what} (its arguments: {known})")
+        if key in words:
+            raise PipelineError(f"{info.name}: {key}= given twice")
+        words[key] = [value] if value or param.kind is not list else []
+        last = param
+    out: dict[str, object] = {}
+    for p in info.params:
+        if p.key in words:
+            out[p.key] = p.convert(info.name, words[p.key])
+        elif p.required:
+            raise PipelineError(f"{info.name}: needs {p.key}= ({p.help})")
+        else:
+            out[p.key] = p.default
+    return out
 
 
 PASSES: dict[str, PassInfo] = {}
@@ -48,20 +141,18 @@ PASSES: dict[str, PassInfo] = {}
 PREPROCESS_PIPELINE = "strip-optnone,sroa,instcombine,simplifycfg,loop-simplify,lcssa"
 
 
-def register_pass(name: str, help: str) -> Callable[[Callable[[], Pass]], Callable[[], Pass]]:
-    """Register a pass factory under `name` (used as a decorator)."""
+def register_pass(name: str, help: str, params: Sequence[Param] = ()
+                  ) -> Callable[[Callable[..., Pass]], Callable[..., Pass]]:
+    """Register a pass factory under `name` (used as a decorator); the factory takes one
+    keyword argument per `Param`."""
 
-    def deco(factory: Callable[[], Pass]) -> Callable[[], Pass]:
+    def deco(factory: Callable[..., Pass]) -> Callable[..., Pass]:
         if name in PASSES:
             raise ValueError(f"pass {name!r} registered twice")
-        PASSES[name] = PassInfo(name, help, factory)
+        PASSES[name] = PassInfo(name, help, factory, tuple(params))
         return factory
 
     return deco
-
-
-class PipelineError(EnzymePyError):
-    """An unknown pass name or a malformed pipeline string."""
 
 
 def through_llvm(module: Module, name: str, run: Callable[[str], str]) -> Module:
@@ -148,40 +239,37 @@ class StripOptNone:
 
 _OPTNONE = re.compile(r"(?<![\w\"-])optnone (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
 
-@dataclass
-class AnalysisPass:
-    """Runs an analysis on every defined function; `reports` holds the printed results."""
 
-    name: str
-    analyze: Callable[[Function], object]
-    reports: list[str] = field(default_factory=list)
+class PrinterPass:
+    """A pass that prints what an analysis found and leaves the module alone.
+
+    Subclasses give `name` and `report(module)`; each run appends its report to `reports`."""
+
+    name = "printer"
+
+    def __init__(self) -> None:
+        self.reports: list[str] = []
+
+    def report(self, module: Module) -> str:
+        raise NotImplementedError
 
     def run(self, module: Module) -> Module:
-        for fn in module.functions:
-            if not fn.is_declaration:
-                self.reports.append(str(self.analyze(fn)))
+        self.reports.append(self.report(module))
         return module
 
 
-def _default_activity(fn: Function) -> object:
-    from enzyme_py.analysis.activity import analyze_activity, carries_float
+class NestedPass:
+    """A pass made of other steps, each shown to an observer (`Pipeline.run`)."""
 
-    acts = ["const" if a.type.is_int else "out" if carries_float(a.type) else
-            "dup" if a.type.is_pointer else "const" for a in fn.args]
-    return analyze_activity(fn, acts, carries_float(fn.return_type))
+    name = "nested"
 
+    def run_observed(self, module: Module, after_each: Stage | None) -> Module:
+        raise NotImplementedError
 
-def _loops(fn: Function) -> object:
-    from enzyme_py.analysis.loops import describe_loops
-
-    return describe_loops(fn)
+    def run(self, module: Module) -> Module:
+        return self.run_observed(module, None)
 
 
-register_pass("activity", "activity analysis with default activities (ints const, floats "
-              "out, pointers dup); see --print")(lambda: AnalysisPass("activity",
-                                                                      _default_activity))
-register_pass("loops", "natural loops, induction variables, trip counts; see --print")(
-    lambda: AnalysisPass("loops", _loops))
 register_pass("verify", "check the IR invariants (raises on the first bad function)")(VerifyPass)
 register_pass("strip-optnone", "remove optnone so that -O0 code can be optimized")(StripOptNone)
 for _level in range(4):
@@ -199,18 +287,19 @@ class Pipeline:
 
     @classmethod
     def parse(cls, spec: str | list[str]) -> Pipeline:
-        """Build a pipeline from `"a,b,c"` or `["a", "b", "c"]`."""
-        names = spec.split(",") if isinstance(spec, str) else list(spec)
-        names = [n.strip() for n in names if n.strip()]
-        if not names:
+        """Build a pipeline from `"a,b{k=v},c"` or `["a", "b{k=v}", "c"]`, with the passes
+        registered so far (`ad/driver.py` imports every module that registers some)."""
+        text = spec if isinstance(spec, str) else ",".join(spec)
+        items = parse_pipeline(text)
+        if not items:
             raise PipelineError("empty pipeline")
         passes: list[Pass] = []
-        for n in names:
-            info = PASSES.get(n)
+        for item in items:
+            info = PASSES.get(item.name)
             if info is None:
                 known = ", ".join(sorted(PASSES))
-                raise PipelineError(f"unknown pass {n!r}; known passes: {known}")
-            passes.append(info.factory())
+                raise PipelineError(f"unknown pass {item.name!r}; known passes: {known}")
+            passes.append(info.make(item.arguments))
         return cls(passes)
 
     def fused(self) -> list[Pass]:
@@ -223,12 +312,43 @@ class Pipeline:
                 out.append(p)
         return out
 
-    def run(self, module: Module,
-            after_each: Callable[[str, Module], None] | None = None) -> Module:
-        """Run every pass in order; `after_each(pass_name, module)` sees each stage."""
+    def run(self, module: Module, after_each: Stage | None = None) -> Module:
+        """Run every pass in order; `after_each(pass_name, module)` sees each stage (after a
+        printer: its report; inside a `NestedPass`: each of its steps)."""
         steps = self.passes if after_each is not None else self.fused()
         for p in steps:
+            if isinstance(p, NestedPass):
+                module = p.run_observed(module, after_each)
+                continue
             module = p.run(module)
             if after_each is not None:
-                after_each(p.name, module)
+                shown = _Report(p.reports[-1]) if isinstance(p, PrinterPass) else module
+                after_each(p.name, shown)
         return module
+
+
+class _Report:
+    """A printer's report as an observer sees it (prints as the text)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def pass_text(pass_name: str, /, **arguments: object) -> str:
+    """The text of one pass with these arguments (those that are None are left out), as
+    `Pipeline.parse` reads it: `pass_text("reverse", fn="f", acts=["dup", "out"])`."""
+    args: list[tuple[str, list[str]]] = []
+    for key, value in arguments.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            words = ["1" if value else "0"]
+        elif isinstance(value, (list, tuple)):
+            words = [str(v) for v in value]
+        else:
+            words = [str(value)]
+        args.append((key, words))
+    return format_item(pass_name, args)

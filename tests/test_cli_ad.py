@@ -131,12 +131,12 @@ def test_grad_print_after_all_stages(tmp_path, capsys) -> None:
     for stage in ("strip-optnone", "sroa", "instcombine", "simplifycfg", "mergereturn",
                   "loop-simplify", "lcssa"):
         assert stage in stages, stages
-    assert stages[-3:] == ["activity", "gradient", "O2"]
-    assert stages.index("lcssa") < stages.index("activity")
-    # the activity stage prints the annotated function
-    activity = err.split("; *** IR after activity ***")[1].split("; *** IR after")[0]
+    assert stages[-4:] == ["print-activity", "reverse", "dupnoneed", "O2"]
+    assert stages.index("lcssa") < stages.index("print-activity")
+    # the activity printer's stage shows the annotated function
+    activity = err.split("; *** IR after print-activity ***")[1].split("; *** IR after")[0]
     assert "; activity of @f" in activity and "; active" in activity
-    gradient = err.split("; *** IR after gradient ***")[1].split("; *** IR after")[0]
+    gradient = err.split("; *** IR after reverse ***")[1].split("; *** IR after")[0]
     assert "rev.entry:" in gradient and "%x.d = alloca double" in gradient
 
 
@@ -147,7 +147,7 @@ def test_grad_dump_dir_numbered_files(tmp_path, capsys) -> None:
                  str(tmp_path / "g.ll")]) == 0
     names = sorted(p.name for p in dump.iterdir())
     assert names[0] == "00-input.ll"
-    assert names[-3:][0].endswith("-activity.ll") and names[-1].endswith("-O2.ll")
+    assert names[-4].endswith("-print-activity.ll") and names[-1].endswith("-O2.ll")
     assert [int(n[:2]) for n in names] == list(range(len(names)))
     assert any(n.endswith("-sroa.ll") for n in names)
     first = (dump / names[0]).read_text()
@@ -297,7 +297,7 @@ def test_transform_print_after_all(clang, tmp_path, capsys) -> None:
     stages = [ln[len("; *** IR after "):-len(" ***")] for ln in err.splitlines()
               if ln.startswith("; *** IR after ")]
     assert stages[0] == "input" and "sroa" in stages and "lcssa" in stages
-    assert "activity-f" in stages and stages[-2:] == ["gradient", "O2"]
+    assert "print-activity" in stages and stages[-2:] == ["lower-enzyme", "O2"]
 
 
 @pytest.mark.clang
@@ -425,25 +425,20 @@ def test_fwddiff_declared_double_for_a_void_function(clang, tmp_path, capsys, op
     assert float(got["y"]) == 9.0 and float(got["dy"]) == 6.0 and float(got["r"]) == 0.0
 
 
-SPLIT_MODE = r"""
-extern void *__enzyme_augmentfwd(void *, ...);
-extern void __enzyme_reverse(void *, ...);
-extern int enzyme_dup, enzyme_tape;
+VIRTUAL_REVERSE = r"""
+extern void *__enzyme_virtualreverse(void *);
 void sq(double *x, double *y) { *y = *x * *x; }
-void run(double *x, double *dx, double *y, double *dy) {
-    void *tape = __enzyme_augmentfwd((void *)sq, enzyme_dup, x, dx, enzyme_dup, y, dy);
-    __enzyme_reverse((void *)sq, enzyme_dup, x, dx, enzyme_dup, y, dy, enzyme_tape, tape);
-}
+void *run(void) { return __enzyme_virtualreverse((void *)sq); }
 """
 
 
 @pytest.mark.clang
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
 def test_enzyme_calls_never_left_unlowered(clang, tmp_path, capsys, opt) -> None:
-    """Split mode is not lowered yet: an error naming the call, never output that fails to
-    link."""
-    ll = _clang_ll(clang, tmp_path, SPLIT_MODE, opt, "split")
-    out = tmp_path / "split.out.ll"
+    """An entry point not lowered yet (`__enzyme_virtualreverse`; split mode is lowered, see
+    test_cli_split.py): an error naming the call, never output that fails to link."""
+    ll = _clang_ll(clang, tmp_path, VIRTUAL_REVERSE, opt, "virtual")
+    out = tmp_path / "virtual.out.ll"
     err = _one_line_error(capsys, ["transform", str(ll), "-o", str(out)],
-                          "in @run", "__enzyme_augmentfwd", "split mode")
+                          "in @run", "__enzyme_virtualreverse")
     assert "not supported yet" in err and not out.exists()

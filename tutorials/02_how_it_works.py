@@ -235,7 +235,7 @@ for name, text in (("gradient", diffe), ("optimized", opt)):
 # ```sh
 # enzyme-py grad prog.ll -f f -a dup,const --print-after-all   # IR after every stage, on stderr
 # enzyme-py transform prog.ll -o g.ll --dump-dir stages/        # one numbered .ll per stage
-# enzyme-py opt prog.ll -p activity --print                     # activity annotations only
+# enzyme-py opt prog.ll -p print-activity --disable-output      # activity annotations only
 # ```
 #
 # [03_c_and_cpp](03_c_and_cpp.ipynb) uses `enzyme-py transform` on C and C++ programs.

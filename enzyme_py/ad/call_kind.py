@@ -23,13 +23,15 @@ from enzyme_py.ad.rule_lookup import RULE_FILES
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.globals import touches_globals
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, DEALLOCATION_FUNCTIONS
+from enzyme_py.analysis.memory_effects import (
+    MASKED_MEMORY,
+    MEMORY_INTRINSICS,
+    UNSUPPORTED_MEMORY,
+)
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function
 from enzyme_py.rules.inactive import is_known_inactive
 from enzyme_py.rules.registry import lookup
-
-MEMORY_FUNCTIONS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
-MASKED_MEMORY = ("llvm.masked.load.", "llvm.masked.store.")
 
 
 class CallKind(Enum):
@@ -63,7 +65,7 @@ def classify_call(ctx: DerivationContext, call: I.Call, rules: CallRules) -> Cal
         return CallKind.ALLOCATION
     if name in DEALLOCATION_FUNCTIONS:
         return CallKind.DEALLOCATION
-    if name.startswith(MEMORY_FUNCTIONS):
+    if name.startswith(MEMORY_INTRINSICS):
         return CallKind.MEMORY
     if name.startswith(MASKED_MEMORY):
         return CallKind.MASKED_MEMORY
@@ -87,8 +89,9 @@ def is_inactive_call(ctx: DerivationContext, name: str) -> bool:
 
 
 def passes_shadowed_memory(ctx: DerivationContext, call: I.Call) -> bool:
-    """A pointer argument of `call` leads to shadowed memory (the callee may write there)."""
-    return any(a.type.is_pointer and ctx.activity.touches_shadow(a) for a in call.args)
+    """A pointer argument of `call` (or a vector of pointers: a gather, a scatter) leads to
+    shadowed memory (the callee may write there)."""
+    return any(a.type.scalar.is_pointer and ctx.activity.touches_shadow(a) for a in call.args)
 
 
 def returns_shadowed(ctx: DerivationContext, call: I.Call) -> bool:
@@ -111,12 +114,12 @@ def no_derivative_error(ctx: DerivationContext, call: I.Call) -> Differentiation
     symbol = ctx.module.symbols.get(name) if name else None
     if symbol is not None and not isinstance(symbol, Function):  # an alias, a global
         return ctx.error(call, "only direct calls to functions are supported")
+    if name.startswith(UNSUPPORTED_MEMORY):
+        return ctx.error(call, f"@{name} reads or writes memory through a vector of pointers "
+                               "or lanes, which enzyme_py does not differentiate yet (masked "
+                               "loads and stores only; see enzyme_py/ad/masked_memory.py); "
+                               "compile this loop without vectorizing it (-fno-vectorize, or "
+                               "`#pragma clang loop vectorize(disable)`)")
     what = f"@{name}" if name else "an indirect call"
     return ctx.error(call, f"{what} has no derivative rule and no body; add a rule in "
                            f"{RULE_FILES}, or declare it inactive with __enzyme_inactivefn")
-
-
-def is_pure_call(name: str) -> bool:
-    """Callees that write no user memory: math functions with derivative rules (libm may set
-    errno, which no derivative depends on) and the known-inactive table."""
-    return lookup(name) is not None or is_known_inactive(name)

@@ -24,12 +24,12 @@ from enzyme_py.ad.call_kind import (
     CallKind,
     classify_call,
     defined_call_carries_derivative,
-    is_pure_call,
     returns_shadowed,
 )
 from enzyme_py.ad.derived import SplitKey
 from enzyme_py.ad.reverse_state import ReverseState, SplitCall
-from enzyme_py.analysis.memory import memory_effects, underlying
+from enzyme_py.analysis.memory import underlying
+from enzyme_py.analysis.memory_effects import memory_effects
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -68,16 +68,12 @@ def split_callee(st: ReverseState, call: I.Call) -> Function | None:
         return None
     callee = call.callee
     assert isinstance(callee, Function)
-    if not carries_float(call.type) and not call.type.is_pointer and _writes_nothing(callee):
+    if not carries_float(call.type) and not call.type.is_pointer and \
+            memory_effects(callee).writes_nothing:
         return None  # (an index computed from iterators, say): no derivative to carry
     if defined_call_carries_derivative(st.ctx, call, callee):
         return callee
     return None
-
-
-def _writes_nothing(g: Function) -> bool:
-    eff = memory_effects(g, is_pure_call)
-    return not eff.writes and not eff.writes_unknown_call
 
 
 def rewrite_split_calls(st: ReverseState) -> None:

@@ -1,7 +1,19 @@
-"""From a module and a function name to an optimized module holding the gradient.
+"""From a module and a function name to an optimized module holding its derivative: the
+pipelines of `enzyme-py grad`, `enzyme-py transform`, `grad()` and `jvp()`, as text.
 
-Invariants: the caller's module is never changed (the work happens on a canonicalized copy);
-every stage can be observed through `on_stage(name, module)`; the result verifies.
+    posix-memalign,inline-callees{fn=f},strip-optnone,always-inline,sroa,instcombine,
+    simplifycfg,mergereturn,loop-simplify,lcssa,devirtualize{fn=f},
+    reverse{fn=f,acts=dup,const,ret=active},dupnoneed{fn=f,acts=dup,const,ret=active},O2
+
+`gradient_pipeline`, `forward_pipeline` and `enzyme_pipeline` write that text; the module
+functions parse it and run it (`passes.Pipeline`), so `enzyme-py opt -p TEXT` runs the very
+same steps, or any prefix of them (`prepare{fn=f}` names the canonicalization in one word).
+Importing this module registers every pass (the AD passes and the printers next to it, LLVM's
+in `passes.py`).
+
+Invariants: the caller's module is never changed (the pipeline runs on a copy that keeps each
+instruction's source location, for LLVM's diagnostics); every stage can be observed through
+`on_stage(name, module)` (the activity printer runs only then); the result verifies.
 
 Example::
 
@@ -10,133 +22,119 @@ Example::
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from enzyme_py.ad.devirtualize import devirtualize, direct_callees, remove_dead_fallbacks
-from enzyme_py.ad.dupnoneed import drop_unneeded_stores
-from enzyme_py.ad.posix_memalign import expand_posix_memalign
-from enzyme_py.ad.registrations import find_registrations
-from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
-from enzyme_py.analysis.activity import analyze_activity
-from enzyme_py.analysis.errors import DifferentiationError
-from enzyme_py.ir import Function, Module
-from enzyme_py.ir import instructions as I
+from enzyme_py.ad import derive_passes, prepare_passes, print_passes
+from enzyme_py.ad.derive_passes import Forward, Reverse
+from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
+from enzyme_py.ir import Module
 from enzyme_py.ir.source_map import reparse
-from enzyme_py.passes import OptLevel, Pipeline
+from enzyme_py.passes import NestedPass, Param, Pipeline, Stage, pass_text, register_pass
+
+__all__ = ["AD_PIPELINE", "INLINE_PIPELINE", "enzyme_pipeline", "forward_module",
+           "forward_pipeline", "gradient_module", "gradient_pipeline", "mark_callees_inline",
+           "prepare", "prepare_pipeline", "run_pipeline"]
+
+# (the modules whose import registers their passes)
+_REGISTERING = (derive_passes, prepare_passes, print_passes)
 
 # Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
 # loops with a preheader and one latch, values leaving loops through exit-block phis.
 AD_PIPELINE = ("strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,"
                "loop-simplify,lcssa")
-# After indirect calls were split into guarded direct calls (`devirtualize`): inline the new
-# callees; then, once the fallbacks proven dead are gone, fold the guards and canonicalize.
-INLINE_PIPELINE = "always-inline,sroa,instcombine,simplifycfg"
-CLEANUP_PIPELINE = ("instcombine,newgvn,instcombine,simplifycfg,mergereturn,loop-simplify,"
-                    "lcssa")
-DEVIRTUALIZE_ROUNDS = 3
 
-Stage = Callable[[str, Module], None]
+
+def prepare_pipeline(targets: Sequence[str] = (), inline: bool = True) -> str:
+    """The canonicalization before differentiating `targets`: their callees (directly or not)
+    are inlined into them where LLVM can (not recursion), unless `inline` is False (then calls
+    stay calls, as Enzyme leaves them); indirect calls with known targets become direct."""
+    steps = ["posix-memalign"]  # an allocation call like malloc's (before SROA)
+    if inline and targets:
+        steps.append(pass_text("inline-callees", fn=list(targets)))
+    steps.append(AD_PIPELINE)
+    if targets:
+        steps.append(pass_text("devirtualize", fn=list(targets), inline=None if inline else False))
+    return ",".join(steps)
+
+
+class Prepare(NestedPass):
+    """`prepare{fn=f}`: the steps of `prepare_pipeline` in one name (each still observed)."""
+
+    name = "prepare"
+
+    def __init__(self, fn: list[str], inline: bool) -> None:
+        self.steps = Pipeline.parse(prepare_pipeline(fn, inline))
+
+    def run_observed(self, module: Module, after_each: Stage | None) -> Module:
+        return self.steps.run(module, after_each)
+
+
+register_pass("prepare", "the canonicalization before differentiating fn= (what "
+              "--print-pipeline of enzyme-py grad lists before the transform)", (
+                  Param("fn", "the functions to differentiate", list, ()),
+                  Param("inline", "inline their callees", bool, True),
+              ))(Prepare)
+
+
+def _optimize(opt_level: int) -> list[str]:
+    return [f"O{opt_level}"] if opt_level > 0 else []
+
+
+def gradient_pipeline(function: str, activities: Sequence[str], return_active: bool, *,
+                      opt_level: int = 2, name: str | None = None, return_primal: bool = False,
+                      inline: bool = True, show_activity: bool = False) -> str:
+    """The pipeline of `gradient_module` (`show_activity`: print the activity first)."""
+    request = {"fn": function, "acts": list(activities),
+               "ret": "active" if return_active else "const"}
+    primal = True if return_primal else None
+    steps = [prepare_pipeline([function], inline)]
+    if show_activity:
+        steps.append(pass_text("print-activity", **request))
+    steps.append(pass_text("reverse", **request, name=name, primal=primal))
+    steps.append(pass_text("dupnoneed", **request, primal=primal))
+    return ",".join(steps + _optimize(opt_level))
+
+
+def forward_pipeline(function: str, activities: Sequence[str], *, width: int = 1,
+                     opt_level: int = 2, name: str | None = None, return_primal: bool = True,
+                     inline: bool = True) -> str:
+    """The pipeline of `forward_module`."""
+    forward = pass_text("forward", fn=function, acts=list(activities),
+                        width=width if width != 1 else None, name=name,
+                        primal=None if return_primal else False)
+    return ",".join([prepare_pipeline([function], inline), forward, *_optimize(opt_level)])
+
+
+def enzyme_pipeline(targets: Sequence[str], *, opt_level: int = 2, inline: bool = True,
+                    show_activity: Sequence[tuple[str, Sequence[str], bool]] = ()) -> str:
+    """The pipeline of `enzyme-py transform`: lower the `__enzyme_autodiff`/`__enzyme_fwddiff`
+    calls, whose functions are `targets`; `show_activity` lists (function, activities, active
+    return) to print first."""
+    steps = [prepare_pipeline(targets, inline)]
+    steps += [pass_text("print-activity", fn=fn, acts=list(acts),
+                        ret="active" if ret else "const") for fn, acts, ret in show_activity]
+    steps.append("lower-enzyme")
+    return ",".join(steps + _optimize(opt_level))
+
+
+def run_pipeline(module: Module, text: str, on_stage: Stage | None = None) -> Module:
+    """`text` run on a copy of `module` (`module` itself is never changed)."""
+    work = reparse(module)  # keeps each instruction's source location for LLVM's diagnostics
+    return Pipeline.parse(text).run(work, on_stage)
 
 
 def prepare(module: Module, on_stage: Stage | None = None,
             targets: Sequence[str] = (), inline: bool = True) -> Module:
-    """The canonicalized copy of `module` that the transforms read; functions called
-    (directly or not) from `targets` are inlined into them where LLVM can (not recursion),
-    unless `inline` is False (then calls stay calls, as Enzyme leaves them)."""
-    work = reparse(module)  # keeps each instruction's source location for LLVM's diagnostics
-    expand_posix_memalign(work)  # an allocation call like malloc's (before SROA)
-    keep = find_registrations(work).keep_calls
-    if inline:
-        mark_callees_inline(work, targets, keep)
-    work = Pipeline.parse(AD_PIPELINE).run(work, on_stage)
-    rounds = 0
-    while rounds < DEVIRTUALIZE_ROUNDS and devirtualize(_reachable(work, targets)):
-        rounds += 1
-        if on_stage is not None:
-            on_stage("devirtualize", work)
-        if inline:
-            mark_callees_inline(work, targets, keep)
-        work = Pipeline.parse(INLINE_PIPELINE).run(work, on_stage)
-        if remove_dead_fallbacks(_reachable(work, targets)) and on_stage is not None:
-            on_stage("remove-dead-fallbacks", work)
-    if rounds:
-        work = Pipeline.parse(CLEANUP_PIPELINE).run(work, on_stage)
-    return work
+    """The canonicalized copy of `module` that the transforms read (`prepare_pipeline`)."""
+    return run_pipeline(module, prepare_pipeline(targets, inline), on_stage)
 
 
-def _reachable(module: Module, targets: Sequence[str]) -> list[Function]:
-    """The defined functions in `targets` and those they call directly, transitively."""
-    todo = [f for t in targets if isinstance(f := module.symbols.get(t), Function)]
-    seen: dict[str, Function] = {}
-    while todo:
-        fn = todo.pop()
-        if fn.is_declaration or fn.name in seen:
-            continue
-        seen[fn.name or ""] = fn
-        todo.extend(direct_callees(fn))
-    return sorted(seen.values(), key=lambda f: f.name or "")
-
-
-def mark_callees_inline(module: Module, targets: Sequence[str],
-                        keep: set[str] | frozenset[str] = frozenset()) -> list[str]:
-    """Mark every defined function reachable by calls from `targets` `alwaysinline` (and drop
-    `noinline`, which clang -O0 puts on everything), except those in `keep` (custom gradients,
-    inactive functions), whose calls must stay calls. Returns the marked names."""
-    todo = [module.symbols[t] for t in targets if isinstance(module.symbols.get(t), Function)]
-    seen: set[str] = set()
-    marked: list[str] = []
-    while todo:
-        fn = todo.pop()
-        for inst in fn.instructions():
-            if not isinstance(inst, I.Call):
-                continue
-            callee = inst.callee
-            if not isinstance(callee, Function) or callee.is_declaration or \
-                    callee.name in keep:
-                continue
-            if callee.name in seen:
-                continue
-            seen.add(callee.name or "")
-            todo.append(callee)
-            if callee.name not in targets:
-                words = [w for w in callee.suffix if w != "noinline"]
-                at = 0  # function attributes come after (local_)unnamed_addr and addrspace
-                while at < len(words) and (words[at].endswith("unnamed_addr") or
-                                           words[at].startswith("addrspace(")):
-                    at += 1
-                words.insert(at, "alwaysinline")
-                callee.suffix = words
-                marked.append(callee.name or "")
-    if marked:
-        for key, line in module.attribute_groups.items():
-            module.attribute_groups[key] = _NOINLINE.sub("", line)
-    return marked
-
-
-_NOINLINE = re.compile(r"(?<![\w\"-])noinline (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
-
-
-def derive_module(module: Module, function: str, derive: Callable[[Module, Function], Function],
-                  stage: str, *, opt_level: int, inline: bool,
-                  on_stage: Stage | None) -> tuple[Module, str]:
-    """Canonicalize a copy of `module` (`prepare`), add a derivative of `function` to it
-    (`derive(work, fn)`, reported as `stage`), optimize; returns (module, derivative name).
-    The driver of both modes (`gradient_module`, `forward.forward_module`)."""
-    work = prepare(module, on_stage, targets=[function], inline=inline)
-    try:
-        fn = work.get_function(function)
-    except KeyError as exc:
-        raise DifferentiationError(str(exc.args[0])) from None
-    derived = derive(work, fn)
-    if on_stage is not None:
-        on_stage(stage, work)
-    if opt_level > 0:
-        work = OptLevel(opt_level).run(work)
-        if on_stage is not None:
-            on_stage(f"O{opt_level}", work)
-    assert derived.name is not None
-    return work, derived.name
+def _derive(module: Module, text: str, on_stage: Stage | None) -> tuple[Module, str]:
+    pipeline = Pipeline.parse(text)
+    out = pipeline.run(reparse(module), on_stage)
+    made = [p for p in pipeline.passes if isinstance(p, (Reverse, Forward))]
+    assert made and made[-1].derived is not None
+    return out, made[-1].derived
 
 
 def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
@@ -144,24 +142,23 @@ def gradient_module(module: Module, function: str, activities: list[str], return
                     return_primal: bool = False, inline: bool = True,
                     on_stage: Stage | None = None) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
-
-    def derive(work: Module, fn: Function) -> Function:
-        if on_stage is not None:
-            on_stage("activity", _ActivityView(analyze_activity(fn, activities, return_active)))
-        grad = reverse_diff(work, fn, activities, return_active,
-                            ReverseOptions(name=name, return_primal=return_primal))
-        drop_unneeded_stores(grad, fn, activities)
-        return grad
-
-    return derive_module(module, function, derive, "gradient", opt_level=opt_level,
-                         inline=inline, on_stage=on_stage)
+    text = gradient_pipeline(function, activities, return_active, opt_level=opt_level,
+                             name=name, return_primal=return_primal, inline=inline,
+                             show_activity=on_stage is not None)
+    return _derive(module, text, on_stage)
 
 
-class _ActivityView:
-    """Prints as the activity-annotated function (what `--print-after-all` shows)."""
+def forward_module(module: Module, function: str, activities: list[str], *,
+                   width: int = 1, opt_level: int = 2, name: str | None = None,
+                   return_primal: bool = True, inline: bool = True,
+                   on_stage: Stage | None = None) -> tuple[Module, str]:
+    """Canonicalize a copy of `module`, add the forward derivative of `function`, optimize;
+    returns (module, name of the derivative). The forward twin of `gradient_module`.
 
-    def __init__(self, activity: object) -> None:
-        self.activity = activity
+    Example::
 
-    def __str__(self) -> str:
-        return str(self.activity)
+        out, name = forward_module(parse(text), "f", ["dup", "const"])
+    """
+    text = forward_pipeline(function, activities, width=width, opt_level=opt_level,
+                            name=name, return_primal=return_primal, inline=inline)
+    return _derive(module, text, on_stage)

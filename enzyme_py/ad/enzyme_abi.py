@@ -20,13 +20,12 @@ from enzyme_py.ad.enzyme_abi_calls import (
     call_site,
     convert_value,
     define_markers,
+    deliver_result,
     is_marker_function,
     marker_global,
-    pack_result,
     read_parameters,
     replace_marker_call,
     split_call,
-    sret_type,
 )
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.analysis.errors import DifferentiationError
@@ -76,6 +75,12 @@ def _default_activity(param: Argument) -> str:
 
 def plan_call(module: Module, call: I.Call) -> CallPlan:
     result_ptr, target, args = split_call(call)
+    return plan_arguments(call, target, args, result_ptr)
+
+
+def plan_arguments(call: I.Call, target: Function, args: list[Value],
+                   result_ptr: Value | None = None) -> CallPlan:
+    """Read `args` (markers and values, after the function) as `__enzyme_autodiff` does."""
     activities, values = read_parameters(
         call, target, args, marker=_marker, default=_default_activity,
         count=lambda act: 2 if act in ("dup", "dupnoneed") else 1)
@@ -94,27 +99,16 @@ def _replace_call(plan: CallPlan, grad: Function, ret_active: bool) -> None:
         raise DifferentiationError(f"{where}: internal error: {len(args)} arguments "
                                    f"for a gradient taking {len(params)}")
     result = b.call(grad, args)
-    adjoints = _unpack(b, result)
-    if plan.result_ptr is not None:
-        b.store(pack_result(b, adjoints, sret_type(call), call), plan.result_ptr)
-        replacement: Value | None = None
-    elif call.type.is_void or not _has_uses(call):
-        replacement = None  # the declared result is ignored: nothing to match it against
-    else:
-        replacement = pack_result(b, adjoints, call.type, call)
+    replacement = deliver_result(b, call, plan.result_ptr, unpack_adjoints(b, result))
     replace_marker_call(call, replacement)
-
-
-def _has_uses(call: I.Call) -> bool:
-    fn = call.function
-    return fn is not None and any(call in inst.operands for inst in fn.instructions())
 
 
 def _seed(t: T.Type) -> Value:
     return const_float(t, 1.0)
 
 
-def _unpack(b: Builder, v: Value) -> list[Value]:
+def unpack_adjoints(b: Builder, v: Value) -> list[Value]:
+    """The adjoints a gradient returned (nothing, one value, or a struct of them)."""
     if v.type.is_void:
         return []
     if isinstance(v.type, T.StructType):

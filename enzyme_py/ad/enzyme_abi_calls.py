@@ -187,12 +187,15 @@ def scalar_leaves(t: T.Type) -> list[tuple[tuple[int, ...], T.Type]]:
     return [((), t)]
 
 
-def pack_result(b: Builder, adjoints: list[Value], t: T.Type, call: I.Call) -> Value:
+def pack_result(b: Builder, adjoints: list[Value], t: T.Type, call: I.Call,
+                what: str = "'out' argument(s)") -> Value:
+    """The values an Enzyme ABI call returns (`adjoints`, `what` they are, for messages),
+    packed into its declared return type `t`, one value per scalar leaf."""
     leaves = scalar_leaves(t)
     if len(leaves) != len(adjoints):
         raise DifferentiationError(
             f"{call_site(call)}: the declared return type {t} has {len(leaves)} value(s) but "
-            f"the function has {len(adjoints)} 'out' argument(s)")
+            f"the function has {len(adjoints)} {what}")
     if len(leaves) == 1 and leaves[0][0] == ():
         return convert_value(b, adjoints[0], t, call_site(call))
     agg: Value = zero(t)
@@ -200,6 +203,24 @@ def pack_result(b: Builder, adjoints: list[Value], t: T.Type, call: I.Call) -> V
         v = convert_value(b, v, lt, call_site(call))
         agg = _insert(b, agg, path, v)
     return agg
+
+
+def deliver_result(b: Builder, call: I.Call, result_ptr: Value | None, values: list[Value],
+                   what: str = "'out' argument(s)") -> Value | None:
+    """Hand `values` to the caller of an Enzyme ABI call as its C ABI shape asks: stored
+    through the sret pointer, or packed into the declared result (None: nothing to replace
+    the call's value with, because it returns void or its result is unused)."""
+    if result_ptr is not None:
+        b.store(pack_result(b, values, sret_type(call), call, what), result_ptr)
+        return None
+    if call.type.is_void or not has_uses(call):
+        return None  # the declared result is ignored: nothing to match it against
+    return pack_result(b, values, call.type, call, what)
+
+
+def has_uses(call: I.Call) -> bool:
+    fn = call.function
+    return fn is not None and any(call in inst.operands for inst in fn.instructions())
 
 
 def _insert(b: Builder, agg: Value, path: tuple[int, ...], v: Value) -> Value:
@@ -230,9 +251,13 @@ def _struct_named(module: Module | None, text: str) -> T.Type:
     return probe.get_global("x").value_type
 
 
+# split mode's markers (`enzyme_abi_split.py`): they take no parameter's place
+SPLIT_MARKERS = ("enzyme_tape", "enzyme_allocated", "enzyme_nofree")
+
+
 def define_markers(module: Module) -> None:
     """Give the marker globals definitions (distinct addresses), so the output links."""
-    for k, name in enumerate(MARKERS):
+    for k, name in enumerate([*MARKERS, *SPLIT_MARKERS]):
         g = module.symbols.get(name)
         if isinstance(g, GlobalVariable) and g.initializer is None:
             g.prefix = [w for w in g.prefix if w not in ("external", "extern_weak")]
@@ -243,12 +268,6 @@ def define_markers(module: Module) -> None:
 
 # Enzyme entry points this tool does not lower yet, and what to use instead
 _NOT_LOWERED = {
-    "__enzyme_augmentfwd": "split mode (__enzyme_augmentfwd / __enzyme_reverse with a tape) "
-                           "is not supported yet; call __enzyme_autodiff for the whole "
-                           "gradient",
-    "__enzyme_reverse": "split mode (__enzyme_augmentfwd / __enzyme_reverse with a tape) is "
-                        "not supported yet; call __enzyme_autodiff for the whole gradient",
-    "__enzyme_augmentsize": "split mode's tape size query is not supported yet",
     "__enzyme_virtualreverse": "__enzyme_virtualreverse (shadows of virtual tables) is not "
                                "supported yet",
 }
@@ -267,5 +286,7 @@ def check_all_lowered(module: Module) -> None:
             entry = re.search(r"__enzyme_[a-z]+", name)
             what = entry.group(0) if entry else name
             hint = _NOT_LOWERED.get(what, "it is not one of the entry points enzyme-py "
-                                          "lowers (__enzyme_autodiff, __enzyme_fwddiff)")
+                                          "lowers (__enzyme_autodiff, __enzyme_fwddiff, "
+                                          "__enzyme_augmentfwd, __enzyme_reverse, "
+                                          "__enzyme_augmentsize)")
             raise DifferentiationError(f"{call_site(inst)}: {what}: {hint}")

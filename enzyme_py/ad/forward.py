@@ -35,8 +35,6 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from enzyme_py.ad import names
 from enzyme_py.ad.context import (
     DerivationContext,
@@ -46,7 +44,6 @@ from enzyme_py.ad.context import (
     split_invoke_edges,
 )
 from enzyme_py.ad.derived import Derived, DerivedFunctions, ForwardKey
-from enzyme_py.ad.driver import derive_module
 from enzyme_py.ad.forward_ops import forward_instruction, prepare_returned_shadows
 from enzyme_py.ad.forward_state import ForwardOptions, ForwardState, Lanes, tangent_type
 from enzyme_py.ad.shadow import returned_pointer
@@ -61,7 +58,7 @@ from enzyme_py.ir.values import Argument, ConstantInt, Value, zero
 from enzyme_py.ir.verifier import verify_function
 
 __all__ = ["FORWARD_ACTIVITIES", "ForwardOptions", "ForwardTransform", "forward_diff",
-           "forward_module", "tangent_type"]
+           "tangent_type"]
 
 FORWARD_ACTIVITIES = ("const", "dup", "dupnoneed")
 
@@ -78,25 +75,6 @@ def forward_diff(module: Module, fn: Function, arg_activity: list[str],
         fwd = forward_diff(m, m.get_function("f"), ["dup", "dup"], ForwardOptions(width=2))
     """
     return ForwardTransform(module, fn, list(arg_activity), options or ForwardOptions()).run()
-
-
-def forward_module(module: Module, function: str, activities: list[str], *,
-                   width: int = 1, opt_level: int = 2, name: str | None = None,
-                   return_primal: bool = True, inline: bool = True,
-                   on_stage: Callable[[str, object], None] | None = None
-                   ) -> tuple[Module, str]:
-    """Canonicalize a copy of `module`, add the forward derivative of `function`, optimize;
-    returns (module, name of the derivative). The forward twin of `driver.gradient_module`.
-
-    Example::
-
-        out, name = forward_module(parse(text), "f", ["dup", "const"])
-    """
-    options = ForwardOptions(name=name, return_primal=return_primal, width=width)
-    return derive_module(module, function,
-                         lambda work, fn: forward_diff(work, fn, activities, options),
-                         "forward", opt_level=opt_level, inline=inline,
-                         on_stage=on_stage)  # type: ignore[arg-type]
 
 
 class _Callees:

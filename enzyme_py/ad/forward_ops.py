@@ -3,11 +3,11 @@
 Invariants: rules come from the shared table (`rules.registry`) and are applied once per
 direction (lane) with the primal values themselves as operands; a tangent is the sum of the
 contributions `partial(tangent_operand)` (`Linear.forward` for non-elementwise maps), and an
-inactive operand or a `None` partial contributes nothing; `select`, `phi`, vector and aggregate
-instructions move tangents structurally (the same instruction on the tangents); memory
-instructions on shadowed memory do the same on the shadows, so the shadow always holds the
-tangent of the data; shadows are fetched before the builder is positioned (building a shadow
-may insert code earlier in the same block).
+inactive operand or a `None` partial contributes nothing; a `JointLinear` rule (`select`, the
+vector and aggregate opcodes) builds the tangent from all operand tangents at once; a `phi`
+gets a tangent phi (`forward.py`); memory instructions on shadowed memory do the same on the
+shadows, so the shadow always holds the tangent of the data; shadows are fetched before the
+builder is positioned (building a shadow may insert code earlier in the same block).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from enzyme_py.ad import names
 from enzyme_py.ad.call_kind import (
     FORWARD_CALLS,
-    MEMORY_FUNCTIONS,
     CallKind,
     classify_call,
     defined_call_carries_derivative,
@@ -24,11 +23,14 @@ from enzyme_py.ad.call_kind import (
     passes_shadowed_memory,
     returns_shadowed,
 )
-from enzyme_py.ad.forward_state import ForwardState
+from enzyme_py.ad.forward_state import ForwardState, Lanes
+from enzyme_py.ad.instruction_dispatch import InstructionHandlers, dispatch
+from enzyme_py.ad.masked_memory import forward_masked
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
-from enzyme_py.ad.shadow import check_atomic_update, check_integer_copy, stores_shadowed_pointer
+from enzyme_py.ad.shadow import check_integer_copy, stores_shadowed_pointer
 from enzyme_py.analysis import memory
-from enzyme_py.analysis.memory import DEALLOCATION_FUNCTIONS, UNKNOWN, underlying
+from enzyme_py.analysis.memory import DEALLOCATION_FUNCTIONS, underlying
+from enzyme_py.analysis.memory_effects import memory_intrinsic, writes_through_argument
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -36,9 +38,8 @@ from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Argument, ConstantInt, Value, zero
-from enzyme_py.rules.inactive import is_known_inactive
 from enzyme_py.rules.mathcalls import MathContextMixin
-from enzyme_py.rules.registry import Linear, lookup
+from enzyme_py.rules.registry import JointLinear, Linear
 
 
 class ForwardContext(MathContextMixin):
@@ -71,23 +72,7 @@ class ForwardContext(MathContextMixin):
 
 
 def forward_instruction(st: ForwardState, inst: I.Instruction) -> None:
-    if isinstance(inst, I.Invoke):
-        _invoke(st, inst)
-        return
-    if isinstance(inst, I.Store):
-        _store(st, inst)
-        return
-    if isinstance(inst, I.Call) and _call(st, inst):
-        return
-    if not st.is_active(inst):
-        check_atomic_update(st.ctx, inst)
-        return
-    if isinstance(inst, I.Load):
-        _load(st, inst)
-    elif isinstance(inst, (I.VectorOp, I.AggregateOp, I.Select)):
-        _structural(st, inst)
-    else:
-        _by_rule(st, inst)
+    dispatch(_HANDLERS, st, inst)
 
 
 def _invoke(st: ForwardState, inst: I.Invoke) -> None:
@@ -111,6 +96,9 @@ def _invoke(st: ForwardState, inst: I.Invoke) -> None:
 def _call(st: ForwardState, call: I.Call) -> bool:
     """The tangent code of a call, by its kind; False when the call goes by its rule (the
     table) like any instruction. Raises for calls we cannot handle."""
+    if isinstance(call, I.Invoke):
+        _invoke(st, call)
+        return True
     ctx = st.ctx
     kind = classify_call(ctx, call, FORWARD_CALLS)
     name = call.callee_name or ""
@@ -123,7 +111,7 @@ def _call(st: ForwardState, call: I.Call) -> bool:
     elif kind is CallKind.MEMORY:
         _memory_call(st, call, name)
     elif kind is CallKind.MASKED_MEMORY:
-        _masked_memory(st, call, name)
+        forward_masked(st, call)
     elif kind is CallKind.INACTIVE:
         pass
     elif kind is CallKind.CUSTOM:
@@ -156,6 +144,9 @@ def _by_rule(st: ForwardState, inst: I.Instruction) -> None:
     ctx = ForwardContext(st, inst)
     partials = rule.partials(ctx)
     check_partials(st.ctx, inst, rule, partials)
+    if isinstance(partials, JointLinear):
+        _joint(st, inst, partials, tangents)
+        return
     used = [(p, t) for p, t in zip(partials, tangents, strict=True)
             if p is not None and t is not None]
     if not used:
@@ -172,36 +163,15 @@ def _by_rule(st: ForwardState, inst: I.Instruction) -> None:
     st.set_tangent(inst, tuple(lanes))
 
 
-def _structural(st: ForwardState, inst: I.Instruction) -> None:
-    """The same instruction on the tangents (indices, masks and conditions stay primal)."""
-    ops = inst.operands
-    float_ops = _tangent_operands(inst)
-    tangents = {i: st.tangent(ops[i]) for i in float_ops}
-    if all(t is None for t in tangents.values()):
+def _joint(st: ForwardState, inst: I.Instruction, rule: JointLinear,
+           tangents: list[Lanes | None]) -> None:
+    """One instruction per lane from all operand tangents (a structural opcode)."""
+    if all(t is None for t in tangents):
         st.set_tangent(inst, (zero(inst.type),) * st.width)
         return
-    b = st.b.position_after_def(inst)
-    lanes = []
-    for j in range(st.width):
-        new = clone_instruction(inst, {}, {})
-        new.name = None
-        new.type = inst.type
-        for i in float_ops:
-            t = tangents[i]
-            new.operands[i] = t[j] if t is not None else zero(ops[i].type)
-        lanes.append(b.insert(new))
+    lanes = [rule.forward([t[j] if t is not None else None for t in tangents])
+             for j in range(st.width)]
     st.set_tangent(inst, tuple(lanes))
-
-
-def _tangent_operands(inst: I.Instruction) -> list[int]:
-    """Operand positions that carry tangents in a structural instruction."""
-    if isinstance(inst, I.Select):
-        return [1, 2]
-    if inst.opcode in ("extractelement", "extractvalue"):
-        return [0]
-    if inst.opcode in ("insertelement", "insertvalue", "shufflevector"):
-        return [0, 1]
-    raise AssertionError(inst.opcode)
 
 
 # --- memory ------------------------------------------------------------------------------------
@@ -251,7 +221,7 @@ def _memory_call(st: ForwardState, call: I.Call, name: str) -> None:
     dst, src = call.args[0], call.args[1]
     if not st.ctx.activity.touches_shadow(dst):
         return
-    copies = not name.startswith("llvm.memset") and st.ctx.activity.touches_shadow(src)
+    copies = memory_intrinsic(name) != "memset" and st.ctx.activity.touches_shadow(src)
     dshadows = st.shadows(dst)
     sshadows = st.shadows(src) if copies else (None,) * st.width
     b = st.b.position_after_def(call)
@@ -263,32 +233,6 @@ def _memory_call(st: ForwardState, call: I.Call, name: str) -> None:
             b.insert(new)
             continue
         st.ctx.libc.call_memset_zero(b, ds, call.args[2])
-
-
-def _masked_memory(st: ForwardState, call: I.Call, name: str) -> None:
-    """Masked vector loads and stores (the loop vectorizer's tail handling): the same
-    intrinsic on the shadows, with the same mask; a masked load's pass-through lanes take the
-    pass-through operand's tangent."""
-    is_load = name.startswith("llvm.masked.load.")
-    ptr = call.args[0] if is_load else call.args[1]
-    if not carries_float(call.type if is_load else call.args[0].type) or \
-            not st.ctx.activity.touches_shadow(ptr):
-        return
-    shadows = st.shadows(ptr)
-    other = st.tangent_or_zero(call.args[2] if is_load else call.args[0])
-    b = st.b.position_after_def(call)
-    lanes = []
-    for sp, t in zip(shadows, other, strict=True):
-        new = clone_instruction(call, {}, {})
-        new.name = None
-        if is_load:
-            new.operands[0], new.operands[2] = sp, t
-        else:
-            new.operands[0], new.operands[1] = t, sp
-        b.insert(new)
-        lanes.append(new)
-    if is_load:
-        st.set_tangent(call, tuple(lanes))
 
 
 def _free(st: ForwardState, call: I.Call) -> None:
@@ -368,7 +312,7 @@ def _defined_call(st: ForwardState, call: I.Call, g: Function) -> None:
             acts.append("dup")
             more.append(st.shadows(a))
             continue
-        if a.type.is_pointer and _writes_through(g, i, set()):
+        if a.type.is_pointer and writes_through_argument(g, i):
             raise st.ctx.error(call, f"@{g.name} may write memory through argument {i}, "
                                      "which has no shadow, and could not be inlined (is it "
                                      "recursive?); such calls are not supported yet")
@@ -482,39 +426,4 @@ def _first_reading_use(p: I.Instruction) -> I.Instruction | None:
     return None
 
 
-def _writes_through(g: Function, index: int, seen: set[tuple[str, int]]) -> bool:
-    """May `g` write memory through its pointer argument `index` (directly, or through the
-    functions it passes the pointer to)? Calls already being asked about count as no: a
-    write has to happen somewhere, so recursion alone never writes."""
-    if (g.name or "", index) in seen:
-        return False
-    seen.add((g.name or "", index))
-    arg = g.args[index]
-
-    def reaches(p: Value) -> bool:
-        objs = underlying(p)
-        return arg in objs or UNKNOWN in objs
-
-    for inst in g.instructions():
-        if isinstance(inst, I.Store) and reaches(inst.pointer):
-            return True
-        if isinstance(inst, (I.AtomicRMW, I.CmpXchg)) and reaches(inst.operands[0]):
-            return True
-        if not isinstance(inst, I.Call):
-            continue
-        name = inst.callee_name or ""
-        if name.startswith(MEMORY_FUNCTIONS):
-            if reaches(inst.args[0]):
-                return True
-            continue
-        if name and (is_known_inactive(name) or lookup(name) is not None or
-                     name in memory.NON_WRITING_CALLS):
-            continue
-        for k, a in enumerate(inst.args):
-            if not (a.type.is_pointer and reaches(a)):
-                continue
-            callee = inst.callee
-            if not isinstance(callee, Function) or callee.is_declaration or \
-                    k >= len(callee.args) or _writes_through(callee, k, seen):
-                return True
-    return False
+_HANDLERS = InstructionHandlers(store=_store, call=_call, load=_load, by_rule=_by_rule)

@@ -21,7 +21,6 @@ This module drives the derivation; what it holds while it runs is a `ReverseStat
 from __future__ import annotations
 
 from enzyme_py.ad import names
-from enzyme_py.ad.call_kind import is_pure_call
 from enzyme_py.ad.calls import finish_split_calls, rewrite_split_calls
 from enzyme_py.ad.context import (
     DerivationContext,
@@ -57,7 +56,7 @@ from enzyme_py.ad.signature import (
 from enzyme_py.ad.split import split_gradient
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.loops import find_loops
-from enzyme_py.analysis.memory import memory_effects
+from enzyme_py.analysis.memory_effects import memory_effects
 from enzyme_py.analysis.speculation import select_guards
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -173,7 +172,7 @@ class ReverseTransform:
         frees = DeferredFrees(ctx, args.frees)
         frees.defer()
         # after the frees moved out: memory freed later in f stays readable for the reverse
-        effects = memory_effects(work, is_pure_call)
+        effects = memory_effects(work)
         st = ReverseState(ctx, options, cf, args, frees, effects, guards,
                           _Callees(self.module))
         st.pair = pair

@@ -17,27 +17,21 @@ from enzyme_py.ad.call_kind import (
     passes_shadowed_memory,
 )
 from enzyme_py.ad.calls import add_out_adjoints, call_activities, reverse_split_call
+from enzyme_py.ad.instruction_dispatch import InstructionHandlers, dispatch
+from enzyme_py.ad.masked_memory import reverse_masked
 from enzyme_py.ad.reverse_state import ReverseState
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
 from enzyme_py.ad.runtime import copy_adjoint_function, move_adjoint_function
-from enzyme_py.ad.shadow import check_atomic_update, check_integer_copy
-from enzyme_py.analysis.memory import may_alias, underlying
+from enzyme_py.ad.shadow import check_integer_copy
+from enzyme_py.analysis.memory_effects import memory_intrinsic, write_after
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.types import carries_float
-from enzyme_py.ir.values import (
-    Constant,
-    ConstantAggregate,
-    ConstantInt,
-    ConstantKeyword,
-    ConstantSplat,
-    Value,
-    zero,
-)
+from enzyme_py.ir.values import Constant, Value, zero
 from enzyme_py.rules.mathcalls import MathContextMixin
-from enzyme_py.rules.registry import Linear
+from enzyme_py.rules.registry import JointLinear, Linear
 
 
 class ReverseContext(MathContextMixin):
@@ -57,32 +51,16 @@ class ReverseContext(MathContextMixin):
 
 
 def reverse_instruction(st: ReverseState, inst: I.Instruction) -> None:
-    if isinstance(inst, I.Store):
-        _store(st, inst)
-        return
-    if isinstance(inst, I.Call):
-        split = st.split_calls.get(inst)
-        if split is not None:
-            reverse_split_call(st, inst, split)
-            return
-        if _call(st, inst):
-            return
-    if not st.is_active(inst):
-        check_atomic_update(st.ctx, inst)
-        return
-    if isinstance(inst, I.Load):
-        _load(st, inst)
-    elif isinstance(inst, I.VectorOp):
-        _vector_op(st, inst)
-    elif isinstance(inst, I.AggregateOp):
-        _aggregate_op(st, inst)
-    else:
-        _by_rule(st, inst)
+    dispatch(_HANDLERS, st, inst)
 
 
 def _call(st: ReverseState, call: I.Call) -> bool:
     """The reverse of a call, by its kind; False when the call goes by its rule (the table)
     like any instruction. Raises for calls we cannot handle."""
+    split = st.split_calls.get(call)
+    if split is not None:
+        reverse_split_call(st, call, split)
+        return True
     kind = classify_call(st.ctx, call, REVERSE_CALLS)
     if kind is CallKind.RULE:
         return False
@@ -103,7 +81,9 @@ def _call(st: ReverseState, call: I.Call) -> bool:
         _custom_call(st, call, st.ctx.registrations.custom[call.callee_name or ""])
     elif kind is CallKind.OTHER_MODE:  # a custom_jvp rule: reversed through its tangent
         _custom_jvp_call(st, call, st.ctx.registrations.forward[call.callee_name or ""])
-    else:  # UNKNOWN, and MASKED_MEMORY (not supported in reverse mode yet)
+    elif kind is CallKind.MASKED_MEMORY:
+        reverse_masked(st, call)
+    else:  # UNKNOWN
         raise no_derivative_error(st.ctx, call)
     return True
 
@@ -230,53 +210,29 @@ def _check_arrays_kept(st: ReverseState, call: I.Call, what: str) -> None:
     """The reverse sweep hands a rule the pointer arguments as they are then: memory written
     after the call (a later statement, or the call again in a loop) would feed the rule other
     values than the call saw, so that is an error rather than a wrong gradient."""
-    w = write_after(st, call)
+    w = write_after(st.effects, call)
     if w is not None:
         raise st.ctx.error(call, f"{what} reads array arguments in the reverse sweep, but "
                                  f"this function writes that memory after the call "
                                  f"({w.opcode}); pass a copy that stays unchanged")
 
 
-def write_after(st: ReverseState, call: I.Call) -> I.Instruction | None:
-    """A write of this function that may change memory the pointer arguments of `call` reach
-    and that can run after the call (later in its block, in a block reachable from it, or the
-    call itself again in a loop); None when there is none."""
-    objs = [underlying(a) for a in call.args if a.type.is_pointer]
-    if not objs:
-        return None
-    block = call.parent
-    assert block is not None
-    later: set[I.Instruction] = set(block.instructions[block.instructions.index(call) + 1:])
-    seen: set = set()
-    work = list(block.successors())
-    while work:
-        b = work.pop()
-        if b in seen:
-            continue
-        seen.add(b)
-        later.update(b.instructions)
-        work.extend(b.successors())
-    if st.effects.writes_unknown_call:
-        return call  # some call writes memory we cannot name
-    for w, wobjs in st.effects.writes:
-        if w in later and any(may_alias(o, wobjs) for o in objs):
-            return w
-    return None
-
-
 def _by_rule(st: ReverseState, inst: I.Instruction) -> None:
     rule = find_rule(st.ctx, inst)
     ctx = ReverseContext(st, inst)
     d = st.take_adjoint(inst)
-    partials = rule.partials(ctx)
-    check_partials(st.ctx, inst, rule, partials)
+    got = rule.partials(ctx)
+    check_partials(st.ctx, inst, rule, got)
+    joint = isinstance(got, JointLinear)  # (a structural opcode: its transpose per operand)
+    partials = got.reverse if isinstance(got, JointLinear) else got
     ops = diff_operands(inst)
     guard = st.guards.get(inst)  # see `analysis.speculation`
     for op, partial in zip(ops, partials, strict=True):
         if partial is None or isinstance(op, Constant) or not st.is_active(op):
             continue
+        linear = joint or isinstance(partial, Linear)  # a zero seed gives zero: no guard
         contribution = partial.reverse(d) if isinstance(partial, Linear) else partial(d)
-        if guard is not None and not isinstance(partial, Linear):
+        if guard is not None and not linear:
             cond = st.tape.lookup(guard[0])
             kept, dropped = (contribution, zero(contribution.type)) if guard[1] else \
                 (zero(contribution.type), contribution)
@@ -317,9 +273,10 @@ def _memory_call(st: ReverseState, call: I.Call, name: str) -> None:
         size = b.zext(size, T.I64)
     dshadow = st.reverse_shadow(dst)
     src = call.args[1]
-    if not name.startswith("llvm.memset") and st.ctx.activity.touches_shadow(src):
+    kind = memory_intrinsic(name)
+    if kind != "memset" and st.ctx.activity.touches_shadow(src):
         elem = _memory_float_type(st, call)
-        helper = (move_adjoint_function if name.startswith("llvm.memmove")
+        helper = (move_adjoint_function if kind == "memmove"
                   else copy_adjoint_function)(st.ctx.module, elem)
         b.call(helper, [dshadow, st.reverse_shadow(src), size])
         return
@@ -336,62 +293,4 @@ def _memory_float_type(st: ReverseState, call: I.Call) -> str:
                              f"({seen}); its adjoint needs the element type")
 
 
-def _vector_op(st: ReverseState, inst: I.VectorOp) -> None:
-    b = st.b
-    d = st.take_adjoint(inst)
-    lookup_ = st.tape.lookup
-    if inst.opcode == "extractelement":
-        vec, idx = inst.operands
-        if st.is_active(vec):
-            st.add_adjoint(vec, b.insertelement(zero(vec.type), d, lookup_(idx)))
-    elif inst.opcode == "insertelement":
-        vec, x, idx = inst.operands
-        i = lookup_(idx)
-        if st.is_active(x):
-            st.add_adjoint(x, b.extractelement(d, i))
-        if st.is_active(vec):
-            st.add_adjoint(vec, b.insertelement(d, zero(x.type), i))
-    else:  # shufflevector: route each result lane back to its source lane
-        a, c, mask = inst.operands
-        assert isinstance(a.type, T.VectorType)
-        n = a.type.count
-        lanes = _mask_lanes(mask, inst.type)
-        acc: dict[int, Value] = {}
-        for j, m in enumerate(lanes):
-            if m is None:
-                continue
-            src = 0 if m < n else 1
-            if not st.is_active((a, c)[src]):
-                continue
-            lane = ConstantInt(T.I32, m if m < n else m - n)
-            cur = acc.get(src, zero(a.type))
-            e = b.extractelement(d, ConstantInt(T.I32, j))
-            acc[src] = b.insertelement(cur, b.fadd(b.extractelement(cur, lane), e), lane)
-        for src, value in acc.items():
-            st.add_adjoint((a, c)[src], value)
-
-
-def _mask_lanes(mask: Value, ty: T.Type) -> list[int | None]:
-    assert isinstance(ty, T.VectorType)
-    if isinstance(mask, ConstantKeyword):
-        return [0 if mask.keyword == "zeroinitializer" else None] * ty.count
-    if isinstance(mask, ConstantAggregate):
-        return [e.value if isinstance(e, ConstantInt) else None for e in mask.elements]
-    if isinstance(mask, ConstantSplat) and isinstance(mask.element, ConstantInt):
-        return [mask.element.value] * ty.count
-    raise ValueError(f"unsupported shufflevector mask {mask.ref()}")
-
-
-def _aggregate_op(st: ReverseState, inst: I.AggregateOp) -> None:
-    b = st.b
-    d = st.take_adjoint(inst)
-    if inst.opcode == "extractvalue":
-        agg = inst.operands[0]
-        if st.is_active(agg):
-            st.add_adjoint(agg, b.insertvalue(zero(agg.type), d, inst.indices))
-    else:
-        agg, x = inst.operands
-        if st.is_active(x):
-            st.add_adjoint(x, b.extractvalue(d, inst.indices))
-        if st.is_active(agg):
-            st.add_adjoint(agg, b.insertvalue(d, zero(x.type), inst.indices))
+_HANDLERS = InstructionHandlers(store=_store, call=_call, load=_load, by_rule=_by_rule)

@@ -21,13 +21,13 @@ from enzyme_py.ad import names
 from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.derived import Derived, SplitPair
-from enzyme_py.ad.float_memory import memory_float_kind
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.reverse_cfg import ControlFlow
 from enzyme_py.ad.shadow import ShadowMap, reverse_policy
 from enzyme_py.ad.tape import Tape
 from enzyme_py.analysis.activity import alias_classes
-from enzyme_py.analysis.memory import MemoryEffects
+from enzyme_py.analysis.float_kinds import memory_float_kind
+from enzyme_py.analysis.memory_effects import MemoryEffects
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Block, Function
@@ -127,8 +127,8 @@ class ReverseState:
         return self.ctx.activity.is_active(v)
 
     def memory_float_kind(self, pointers: list[Value]) -> str | None:
-        """The float type of the memory behind `pointers` (`float_memory.memory_float_kind`
-        of the original instructions, with what the caller said of the arguments)."""
+        """The float type of the memory behind `pointers` (`float_kinds.memory_float_kind` of
+        the original instructions, with what the caller said of the arguments)."""
         insts = [i for i in self.ctx.work.instructions() if i in self.cf.original]
         return memory_float_kind(insts, self.same_memory(), self.options.arg_float_types,
                                  self.ctx.work, pointers)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.values import Value
-from enzyme_py.rules.registry import lookup, rule_key
+from enzyme_py.rules.registry import JointLinear, lookup, rule_key
 
 RULE_FILES = ("enzyme_py/rules/libm.py (libm functions) or enzyme_py/rules/intrinsics.py "
               "(llvm.* intrinsics)")
@@ -24,18 +24,32 @@ def diff_operands(inst: I.Instruction) -> list[Value]:
     return inst.operands
 
 
+# Instructions that read or write memory: no rule (a function of values) can state their
+# derivative; the transforms move it through the shadow memory.
+MEMORY_OPCODES = frozenset({"load", "store", "atomicrmw", "cmpxchg", "va_arg", "fence"})
+
+
 def find_rule(ctx: DerivationContext, inst: I.Instruction):
     """The rule of `inst`; raises, naming where to add one, when there is none."""
     key = rule_key(inst)
     rule = lookup(key) if key else None
-    if rule is None:
-        raise ctx.error(inst, f"no derivative rule for '{key}'; add one in "
-                              f"enzyme_py/rules/ ({RULE_FILES})")
-    return rule
+    if rule is not None:
+        return rule
+    if key in MEMORY_OPCODES:
+        raise ctx.error(inst, f"'{key}' on active data is not supported yet: it reads or "
+                              "writes memory, which the transforms differentiate through the "
+                              "shadow memory (enzyme_py/ad/reverse_ops.py and forward_ops.py), "
+                              "not by a rule")
+    where = RULE_FILES if isinstance(inst, I.Call) else (
+        "enzyme_py/rules/arith.py (float arithmetic and casts) or enzyme_py/rules/"
+        "structural.py (select, vector and aggregate instructions)")
+    raise ctx.error(inst, f"no derivative rule for '{key}'; add one in {where}")
 
 
 def check_partials(ctx: DerivationContext, inst: I.Instruction, rule,
-                   partials: Sequence[object]) -> None:
+                   got: Sequence[object] | JointLinear) -> None:
+    """A rule's partials (or its `JointLinear`'s transposes) match the operands."""
+    partials = got.reverse if isinstance(got, JointLinear) else got
     ops = diff_operands(inst)
     if len(partials) != len(ops):
         raise ctx.error(inst, f"rule {rule.where} gives {len(partials)} partials for "

@@ -34,7 +34,8 @@ from enzyme_py.analysis.loops import (
     emit_trip_count,
     trip_count_invariant_in,
 )
-from enzyme_py.analysis.memory import MemoryEffects, underlying
+from enzyme_py.analysis.memory import underlying
+from enzyme_py.analysis.memory_effects import MemoryEffects
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder

@@ -26,6 +26,7 @@ from enzyme_py.analysis.memory import (
     is_heap_object,
     underlying,
 )
+from enzyme_py.analysis.memory_effects import memory_intrinsic, stored, written_arguments
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
@@ -36,12 +37,7 @@ ACTIVITIES = ("const", "dup", "dupnoneed", "out")
 
 
 def _mem_call_kind(inst: I.Instruction) -> str | None:
-    if isinstance(inst, I.Call):
-        name = inst.callee_name or ""
-        for kind in ("memcpy", "memmove", "memset"):
-            if name.startswith(f"llvm.{kind}"):
-                return kind
-    return None
+    return memory_intrinsic(inst.callee_name or "") if isinstance(inst, I.Call) else None
 
 
 @dataclass(frozen=True)
@@ -86,9 +82,9 @@ class Activity:
     def _marks_active(self, inst: I.Instruction) -> bool:
         if inst in self.active:
             return True
-        if isinstance(inst, I.Store) or _mem_call_kind(inst):
-            return self.touches_shadow(inst.operands[1] if isinstance(inst, I.Store)
-                                       else inst.operands[0])
+        store = stored(inst)
+        if store is not None or _mem_call_kind(inst):
+            return self.touches_shadow(store[1] if store is not None else inst.operands[0])
         if isinstance(inst, I.Ret):
             return self.return_active
         return False
@@ -290,11 +286,11 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
                 if (carries_float(inst.type) or inst.type.is_pointer) and \
                         _objects_varied(objs(inst.pointer), varied):
                     new.append(inst)  # a float value, or (pointer) the memory it leads to
-            elif isinstance(inst, I.Store):
-                v = inst.value
+            elif (store := stored(inst)) is not None:  # (a masked store too)
+                v, ptr = store
                 if v in varied or (v.type.is_pointer and
                                    _objects_varied(objs(v), varied)):
-                    new.extend(o for o in objs(inst.pointer) if o is not UNKNOWN)
+                    new.extend(o for o in objs(ptr) if o is not UNKNOWN)
             elif _mem_call_kind(inst) in ("memcpy", "memmove"):
                 if _objects_varied(objs(inst.operands[1]), varied):
                     new.extend(o for o in objs(inst.operands[0]) if o is not UNKNOWN)
@@ -306,7 +302,7 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
                        for a in inst.args):
                     if carries_float(inst.type) or inst.type.is_pointer:
                         new.append(inst)  # (the memory it returns may hold active data)
-                    written = _written_params(inst.callee)  # type: ignore[arg-type]
+                    written = written_arguments(inst.callee)  # type: ignore[arg-type]
                     for k, a in enumerate(inst.args):
                         if a.type.is_pointer and k in written:
                             new.extend(o for o in reach(a) if o is not UNKNOWN)
@@ -332,27 +328,6 @@ def _writes_through_args(call: I.Call) -> bool:
         any(a.type.is_pointer for a in call.args)
 
 
-def _written_params(fn: Function) -> set[int]:
-    """Indices of `fn`'s pointer parameters it may write through (or all, when it calls
-    something unknown)."""
-    from enzyme_py.analysis.memory import memory_effects
-    from enzyme_py.rules.inactive import is_known_inactive
-    from enzyme_py.rules.registry import lookup
-
-    # math functions (they may set errno) and inactive helpers write no user memory
-    eff = memory_effects(fn, lambda name: lookup(name) is not None or is_known_inactive(name))
-    if eff.writes_unknown_call:
-        return {a.index for a in fn.args if a.type.is_pointer}
-    out: set[int] = set()
-    for _, objs in eff.writes:
-        for o in objs:
-            if isinstance(o, Argument) and o.parent is fn:
-                out.add(o.index)
-            elif o is UNKNOWN or isinstance(o, I.Load):
-                out |= {a.index for a in fn.args if a.type.is_pointer}
-    return out
-
-
 def _objects_varied(objs: frozenset[MemObject], varied: set[Value]) -> bool:
     return any(o in varied for o in objs if o is not UNKNOWN)
 
@@ -376,15 +351,16 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
                     a.type.is_pointer and _objects_varied(objs(a), useful) for a in inst.args):
                 new.append(inst)  # memory reached through output memory is output too
             if isinstance(inst, I.Call) and _writes_through_args(inst) and inst not in useful:
-                written = _written_params(inst.callee)  # type: ignore[arg-type]
+                written = written_arguments(inst.callee)  # type: ignore[arg-type]
                 if any(a.type.is_pointer and k in written and _objects_varied(reach(a), useful)
                        for k, a in enumerate(inst.args)):
                     new.append(inst)  # it writes into memory that matters
-            if isinstance(inst, I.Store):
-                if _objects_varied(objs(inst.pointer), useful):
-                    new.append(inst.value)
-                    if inst.value.type.is_pointer:  # what it points to is reachable output
-                        new.extend(o for o in objs(inst.value) if o is not UNKNOWN)
+            if (store := stored(inst)) is not None:  # (a masked store too)
+                v, ptr = store
+                if _objects_varied(objs(ptr), useful):
+                    new.append(v)
+                    if v.type.is_pointer:  # what it points to is reachable output
+                        new.extend(o for o in objs(v) if o is not UNKNOWN)
             elif isinstance(inst, I.Load) and inst.type.is_pointer:
                 if _objects_varied(objs(inst.pointer), useful):
                     new.append(inst)  # memory reached through output memory is output too
@@ -414,8 +390,9 @@ def _useful(insts: list[I.Instruction], fn: Function, return_active: bool,
 
 def _check_lost_derivatives(insts, varied, useful, shadowed) -> None:
     for inst in insts:
-        if isinstance(inst, I.Store) and inst.value in varied and carries_float(inst.value.type):
-            objs = underlying(inst.pointer)
+        store = stored(inst)
+        if store is not None and store[0] in varied and carries_float(store[0].type):
+            objs = underlying(store[1])
             lost = [o for o in objs if o not in shadowed and (o is UNKNOWN or o in useful)]
             if lost:
                 if UNKNOWN in lost:

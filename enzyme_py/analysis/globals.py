@@ -20,6 +20,7 @@ from enzyme_py.analysis.memory import (
     DEALLOCATION_FUNCTIONS,
     underlying,
 )
+from enzyme_py.analysis.memory_effects import written_pointer
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
@@ -48,14 +49,7 @@ def globals_shared_with_callees(fn: Function,
     out: set[GlobalVariable] = set()
     for f in seen.values():
         for inst in f.instructions():
-            target = None
-            if isinstance(inst, I.Store):
-                target = inst.pointer
-            elif isinstance(inst, (I.AtomicRMW, I.CmpXchg)):
-                target = inst.operands[0]
-            elif isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
-                    ("llvm.memcpy", "llvm.memmove", "llvm.memset")):
-                target = inst.args[0]
+            target = written_pointer(inst)
             if target is None:
                 continue
             for o in underlying(target):

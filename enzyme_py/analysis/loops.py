@@ -342,7 +342,7 @@ def emit_trip_count(b: Builder, tc: TripCount) -> Value:
 
 
 def describe_loops(fn: Function) -> str:
-    """Loops with their induction variables and trip counts, for `-p loops --print`."""
+    """Loops with their induction variables and trip counts, for `-p print-loops`."""
     dom = dominators(fn)
     info = find_loops(fn, dom)
     slots = Slots(fn)

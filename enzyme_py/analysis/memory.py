@@ -1,4 +1,4 @@
-"""Memory objects behind pointers, and which objects a function may write.
+"""Memory objects behind pointers, and which may alias (what writes them: `memory_effects`).
 
 Invariants: `underlying(p)` is the set of objects `p` may point into — arguments, allocas,
 globals, allocation calls, and for a pointer loaded from memory the load itself ("derived"
@@ -11,9 +11,6 @@ would give a wrong gradient, a wrong "may alias" only costs a cached value.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function, GlobalVariable
@@ -37,13 +34,6 @@ ALLOCATION_FUNCTIONS = frozenset({
 DEALLOCATION_FUNCTIONS = frozenset({
     "free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t",
     "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
-})
-# Calls that never write user-visible memory (besides what the rule table knows is pure).
-NON_WRITING_CALLS = frozenset({
-    "printf", "puts", "putchar", "fflush", "strlen", "strcmp", "memcmp", "abort", "exit",
-    "__assert_fail", "malloc_usable_size",
-    # the reverse transform's own list of deferred frees: it writes only that list
-    "enzyme_py.defer_free",
 })
 
 
@@ -222,101 +212,3 @@ def may_alias_objects(a: MemObject, b: MemObject) -> bool:
 
 def may_alias(xs: frozenset[MemObject], ys: frozenset[MemObject]) -> bool:
     return any(may_alias_objects(x, y) for x in xs for y in ys)
-
-
-@dataclass
-class MemoryEffects:
-    """Which objects each writing instruction of a function may write."""
-
-    writes: list[tuple[I.Instruction, frozenset[MemObject]]] = field(default_factory=list)
-    writes_unknown_call: bool = False
-
-    def may_be_written(self, objs: frozenset[MemObject]) -> bool:
-        """True if any instruction of the function may write memory in `objs`."""
-        if self.writes_unknown_call:
-            return True
-        return any(may_alias(objs, w) for _, w in self.writes)
-
-
-def memory_effects(fn: Function, is_pure: Callable[[str], bool] = lambda name: False,
-                   _visiting: set[str] | None = None) -> MemoryEffects:
-    """Writes of `fn`: stores, atomics, mem intrinsics, the writes of defined callees
-    (`is_pure(name)` says which declared callees never write user memory: math functions
-    that only set errno, say)
-    (followed transitively; a recursive call adds nothing new), and calls not known to be
-    pure. A callee's writes through its parameters are counted as writes to the objects
-    passed at the call."""
-    eff = MemoryEffects()
-    visiting = _visiting if _visiting is not None else set()
-    visiting.add(fn.name or "")
-    for inst in fn.instructions():
-        if isinstance(inst, I.Store):
-            eff.writes.append((inst, underlying(inst.pointer)))
-        elif isinstance(inst, (I.AtomicRMW, I.CmpXchg)):
-            eff.writes.append((inst, underlying(inst.operands[0])))
-        elif isinstance(inst, I.Call):
-            name = inst.callee_name or ""
-            if name.startswith(("llvm.memcpy", "llvm.memmove", "llvm.memset")):
-                eff.writes.append((inst, underlying(inst.args[0])))
-            elif is_pure(name) or name in NON_WRITING_CALLS or name.startswith(
-                    ("llvm.lifetime", "llvm.assume", "llvm.dbg", "llvm.experimental.noalias")):
-                continue
-            elif name == "realloc":  # ends the old block, like a free
-                eff.writes.append((inst, underlying(inst.args[0])))
-            elif name in ALLOCATION_FUNCTIONS:
-                continue
-            elif name in DEALLOCATION_FUNCTIONS:  # freeing ends the memory: count as a write
-                eff.writes.append((inst, underlying(inst.args[0])))
-            elif _readonly_call(inst):
-                continue
-            elif isinstance(inst.callee, Function) and not inst.callee.is_declaration:
-                if inst.callee.name in visiting:
-                    # recursion: its writes are being collected; pointer arguments may be
-                    # written through, as in any call
-                    if _callee_may_write(inst.callee):
-                        for a in inst.args:
-                            if a.type.is_pointer:
-                                eff.writes.append((inst, underlying(a)))
-                        # and whatever else it writes (globals, memory it reaches)
-                        eff.writes.append((inst, frozenset({UNKNOWN})))
-                    continue
-                sub = memory_effects(inst.callee, is_pure, visiting)
-                if sub.writes_unknown_call:
-                    eff.writes_unknown_call = True
-                if sub.writes:
-                    # map callee writes to what this call passes (conservatively: every
-                    # pointer argument, and anything the callee writes besides its arguments)
-                    for a in inst.args:
-                        if a.type.is_pointer:
-                            eff.writes.append((inst, underlying(a)))
-                    for w_inst, objs in sub.writes:
-                        if any(not isinstance(o, Argument) for o in objs):
-                            eff.writes.append((w_inst, frozenset(
-                                o for o in objs if not isinstance(o, Argument))))
-            else:
-                eff.writes_unknown_call = True
-    return eff
-
-
-def _callee_may_write(fn: Function) -> bool:
-    """Does `fn` itself contain a write (store, atomic, mem intrinsic, unknown call)?"""
-    for inst in fn.instructions():
-        if isinstance(inst, (I.Store, I.AtomicRMW, I.CmpXchg)):
-            return True
-        if isinstance(inst, I.Call):
-            name = inst.callee_name or ""
-            if name.startswith(("llvm.memcpy", "llvm.memmove", "llvm.memset")):
-                return True
-    return False
-
-
-def _readonly_call(call: I.Call) -> bool:
-    """The call site or the callee is marked `memory(none)`/`memory(read)`/`readnone`."""
-    callee = call.callee
-    words = list(call.fn_attrs)
-    if isinstance(callee, Function):
-        words += callee.suffix
-    fn = call.function
-    groups = fn.parent.attribute_groups if fn is not None and fn.parent is not None else {}
-    text = " ".join(groups.get(w, w) if w.startswith("#") else w for w in words)
-    return "memory(none)" in text or "memory(read)" in text or "readnone" in text

@@ -20,6 +20,7 @@ call is a fallback taken only when a pointer is none of the values found here).
 from __future__ import annotations
 
 from enzyme_py.analysis.memory import underlying
+from enzyme_py.analysis.memory_effects import HARMLESS_INTRINSICS, memory_intrinsic
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.dominance import predecessors
@@ -37,8 +38,6 @@ Location = tuple[Value, int | None]  # (memory object or function, byte offset; 
 
 # Linkages whose initializer may be replaced by a different one at link time.
 _REPLACEABLE = frozenset({"weak", "linkonce", "extern_weak", "common"})
-_HARMLESS_CALLS = ("llvm.lifetime.", "llvm.dbg.", "llvm.assume")
-_MEMORY_INTRINSICS = ("llvm.memset.", "llvm.memcpy.", "llvm.memmove.")
 MAX_STEPS = 5000  # the walk gives up (None) beyond this much work
 
 
@@ -171,9 +170,9 @@ class PointerValues:
             raise _GiveUp
         if isinstance(inst, I.Call):
             name = inst.callee_name or ""
-            if inst in self.never_run or name.startswith(_HARMLESS_CALLS):
+            if inst in self.never_run or name.startswith(HARMLESS_INTRINSICS):
                 return None
-            if name.startswith(_MEMORY_INTRINSICS):
+            if memory_intrinsic(name):
                 return self._memory_write(inst, obj, off, size)
             if any(a.type.is_pointer and obj in underlying(a) for a in inst.args):
                 raise _GiveUp
@@ -192,7 +191,7 @@ class PointerValues:
         if n is not None and all(o_off is not None and (o_off + n <= off or off + size <= o_off)
                                  for _, o_off in here):
             return None
-        zero_fill = (call.callee_name or "").startswith("llvm.memset") and \
+        zero_fill = memory_intrinsic(call.callee_name or "") == "memset" and \
             isinstance(call.args[1], ConstantInt) and call.args[1].value == 0
         if zero_fill and n is not None and len(here) == 1 and here[0][1] is not None and \
                 here[0][1] <= off and off + size <= here[0][1] + n:
@@ -237,9 +236,9 @@ class PointerValues:
                         return True  # the address itself is stored somewhere
                 elif isinstance(user, I.Call):
                     if user in self.never_run or \
-                            (user.callee_name or "").startswith(_HARMLESS_CALLS):
+                            (user.callee_name or "").startswith(HARMLESS_INTRINSICS):
                         continue
-                    if (user.callee_name or "").startswith(_MEMORY_INTRINSICS) and \
+                    if memory_intrinsic(user.callee_name or "") and \
                             user.callee is not p:
                         continue  # reads or writes it (see `_memory_write`), keeps nothing
                     return True  # the callee may keep the pointer, or return it

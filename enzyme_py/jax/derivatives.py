@@ -113,8 +113,7 @@ def build_plan(f: Callable, types: tuple[FType, ...], kind: str,
                bounds_check: bool) -> Plan:
     """Compile `f` for `types` (front end and AD, no code generation) as form `kind`, its
     operand buffers batched on the axes `batch` says (one tuple per operand)."""
-    from enzyme_py.ad.driver import gradient_module
-    from enzyme_py.ad.forward import forward_module
+    from enzyme_py.ad.driver import forward_module, gradient_module
 
     name = getattr(f, "__name__", "f")
     module, compiled, session = _build(f, types, Options(bounds_check=bounds_check), True)

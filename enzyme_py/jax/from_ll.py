@@ -183,8 +183,7 @@ class _LLPlan:
         return self.op.activities[q] == "in"
 
     def build(self) -> Plan:
-        from enzyme_py.ad.driver import gradient_module
-        from enzyme_py.ad.forward import forward_module
+        from enzyme_py.ad.driver import forward_module, gradient_module
 
         op, kind, sig = self.op, self.kind, self.sig
         module: Module = parse_module(op.text)

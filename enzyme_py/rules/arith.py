@@ -1,10 +1,10 @@
-"""Rules for float instructions: arithmetic, `select`, `phi`, `freeze` and casts.
+"""Rules for float instructions: arithmetic, `freeze` and casts.
 
-Invariants: operand indices are the instruction's operand positions (`select`: condition,
-true value, false value; `phi`: incoming values in order). Integer operands, conditions and
-casts to or from integers have no derivative (`None`). `extractelement`, `insertelement`,
-`shufflevector`, `extractvalue` and `insertvalue` are structural: the transforms move
-tangents through them, so they have no rule here.
+Invariants: operand indices are the instruction's operand positions. Integer operands and
+casts to or from integers have no derivative (`None`). `select` and the vector and aggregate
+opcodes are linear maps of their operands taken together: their rules are in `structural`.
+A `phi` has no rule: its derivative depends on the edge taken, so each transform moves it
+with the control flow (reverse: along the edge, forward: a tangent phi).
 
 Conventions: `frem` is C `fmod`, a - trunc(a/b)*b, so d/db = -trunc(a/b) (the jumps where a/b
 crosses an integer are ignored, as in JAX's `rem`). A `bitcast` between float types moves the
@@ -69,26 +69,6 @@ def fneg(ctx: RuleContext) -> Sequence[PartialSpec]:
 @rule("freeze", spec=Spec(domain=((-2.0, 2.0),)))
 def freeze(ctx: RuleContext) -> Sequence[PartialSpec]:
     return [identity]
-
-
-@rule("select", spec=Spec(domain=((0.0, 1.0), (-2.0, 2.0), (-2.0, 2.0)),
-                          note="operand 0 is tested as `fcmp olt p, 0.5`"))
-def select(ctx: RuleContext) -> Sequence[PartialSpec]:
-    b = ctx.builder
-
-    def when_true(s: Value) -> Value:
-        return b.select(ctx.operand(0), s, ctx.const(0.0, s))
-
-    def when_false(s: Value) -> Value:
-        return b.select(ctx.operand(0), ctx.const(0.0, s), s)
-
-    return [None, when_true, when_false]
-
-
-@rule("phi", spec=Spec(domain=((-2.0, 2.0), (-2.0, 2.0)),
-                       note="tested as phi [a, a < b], [b, otherwise]"))
-def phi(ctx: RuleContext) -> Sequence[PartialSpec]:
-    return [identity] * len(ctx.inst.operands)
 
 
 def _float_cast(ctx: RuleContext, inverse: str) -> Sequence[PartialSpec]:

@@ -11,6 +11,11 @@ A rule states each differentiable operand's partial derivative once, as a small 
   casts): forward maps an operand tangent to a result tangent, reverse maps a result adjoint to
   an operand adjoint (its transpose).
 
+A rule may instead return one `JointLinear` for the whole instruction, when the instruction is
+linear in its differentiable operands taken together (`select`, the vector and aggregate
+opcodes): forward builds the result's tangent from all operand tangents at once (the same
+instruction on the tangents), reverse gives each operand's transpose.
+
 Invariants: rules never look at the AD mode; they fetch primal values lazily through the
 context (`ctx.operand(i)`, `ctx.result()`) inside the partial, so a transform materializes (or
 caches) only the primal values a derivative really uses; every registered name has a `Spec`
@@ -41,6 +46,18 @@ class Linear:
 
 
 PartialSpec = Partial | Linear | None
+
+
+@dataclass(frozen=True)
+class JointLinear:
+    """An instruction linear in its differentiable operands together (conditions, indices and
+    masks held fixed): `forward(tangents)` builds the result's tangent from one tangent per
+    operand (None: that operand has none, a zero), as one instruction rather than a sum of
+    one per operand; `reverse[i]` maps the result's adjoint to operand i's contribution (its
+    transpose; None: operand i carries no derivative), so only active operands cost code."""
+
+    forward: Callable[[Sequence[Value | None]], Value]
+    reverse: Sequence[Partial | None]
 
 
 class RuleContext(Protocol):
@@ -78,7 +95,7 @@ class Spec:
     note: str = ""
 
 
-RuleFn = Callable[[RuleContext], Sequence[PartialSpec]]
+RuleFn = Callable[[RuleContext], Sequence[PartialSpec] | JointLinear]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from enzyme_py.analysis.activity import analyze_activity, carries_float
 from enzyme_py.analysis.errors import AnalysisError
 from enzyme_py.ir import parse
 from enzyme_py.ir import types as T
-from tests.filecheck import filecheck
 
 
 def _analyze(text: str, acts: list[str], ret: bool, name: str = "f"):
@@ -260,47 +259,6 @@ def test_carries_float() -> None:
     assert not carries_float(T.I64) and not carries_float(T.PTR)
     assert not carries_float(T.StructType((T.I64, T.PTR)))
 
-
-def test_printed_activity_golden() -> None:
-    fn, act = _analyze(LOCAL_ARRAY, ["out", "const", "const"], True)
-    filecheck(str(act), """
-; CHECK: ; activity of @f
-; CHECK-NEXT: ;   arg %x: out
-; CHECK-NEXT: ;   arg %y: const
-; CHECK-NEXT: ;   arg %p: const
-; CHECK-NEXT: ;   return: active
-; CHECK-NEXT: ;   shadow memory: %a
-; CHECK-NEXT: entry:
-; CHECK-NEXT:   %a = alloca [4 x double], align 8  ; const
-; CHECK-NEXT:   %q = getelementptr [4 x double], ptr %a, i64 0, i64 1  ; const
-; CHECK-NEXT:   %m = fmul double %x, %x  ; active
-; CHECK-NEXT:   store double %m, ptr %q, align 8  ; active
-; CHECK-NEXT:   %l = load double, ptr %q, align 8  ; active
-; CHECK-NEXT:   %u = fadd double %x, 1.000000e+00  ; const
-; CHECK-NEXT:   store double %u, ptr %p, align 8  ; const
-; CHECK-NEXT:   %r = fadd double %l, %y  ; active
-; CHECK-NEXT:   ret double %r  ; active
-""")
-
-
-def test_printed_activity_with_dup_and_branches() -> None:
-    fn, act = _analyze(PHI, ["out", "const"], True)
-    filecheck(str(act), """
-; CHECK: ;   shadow memory: none
-; CHECK-LABEL: {{^}}a:
-; CHECK-NEXT: %ax = fmul double %x, 2.000000e+00  ; active
-; CHECK-LABEL: {{^}}b:
-; CHECK-NEXT: br label %join  ; const
-; CHECK-LABEL: {{^}}join:
-; CHECK-NEXT: %p = phi double [ %ax, %a ], [ 1.000000e+00, %b ]  ; active
-; CHECK-NEXT: ret double %p  ; active
-""")
-    fn, act = _analyze(LOCAL_ARRAY, ["out", "const", "dup"], True)
-    filecheck(str(act), """
-; CHECK: ;   arg %p: dup
-; CHECK: ;   shadow memory: %p, %a
-; CHECK: store double %u, ptr %p, align 8  ; active
-""")
 
 
 def test_analysis_does_not_change_the_function() -> None:

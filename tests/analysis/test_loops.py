@@ -26,7 +26,6 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.dominance import dominators
 from enzyme_py.ir.values import ConstantInt
-from tests.filecheck import filecheck
 
 NEST = """
 define double @f(ptr %x, i64 %n, i64 %m) {
@@ -306,28 +305,6 @@ exit:
     tc = trip_count(info.loops[0], dom)
     assert tc is not None and tc.predicate == "sle" and tc.tested_next
 
-
-def test_describe_loops_golden() -> None:
-    fn, _, _ = _fn(NEST)
-    filecheck(describe_loops(fn), """
-; CHECK: loops of @f:
-; CHECK-NEXT: {{^  }}loop at %outer depth 1: blocks %inner, %inner.pre, %outer, %outer.latch; preheader %entry; exits %exit
-; CHECK-NEXT: {{^    }}induction variable %i: start 0, step 1
-; CHECK-NEXT: {{^    }}trip count: 1 + leading true tests of %i slt %n
-; CHECK-NEXT: {{^    }}loop at %inner depth 2: blocks %inner; preheader %inner.pre; exits %outer.latch
-; CHECK-NEXT: {{^      }}induction variable %j: start 0, step 2
-; CHECK-NEXT: {{^      }}trip count: 1 + leading true tests of %j.next sle %m
-; CHECK-NOT: loop at
-""")
-
-
-def test_describe_loops_unknown_trip_count() -> None:
-    fn, _, _ = _fn(WHILE_DATA)
-    filecheck(describe_loops(fn), """
-; CHECK: loops of @f:
-; CHECK-NEXT: loop at %head depth 1: blocks %head; preheader %entry; exits %exit
-; CHECK-NEXT: trip count: unknown at loop entry
-""")
 
 
 # --- trip counts against reality ----------------------------------------------------------

@@ -46,36 +46,6 @@ attributes #0 = { nounwind }
 !3 = !{!"double"}
 """
 
-CHECKS = """
-; CHECK: %struct.P = type { double, ptr }
-; CHECK: @tbl = internal constant [3 x double] [double 1.000000e+00, double 0x3FD5555555555555, double 0x7FF0000000000000], align 16
-; CHECK: @s = private unnamed_addr constant [4 x i8] c"hi\\0A\\00"
-; CHECK: declare double @llvm.sin.f64(double)
-; CHECK: declare i32 @printf(ptr, ...)
-; CHECK-LABEL: define double @f(ptr noundef %p, i32 %n) #0 {
-; CHECK-NEXT:   %1 = getelementptr inbounds nuw %struct.P, ptr %p, i64 0, i32 0
-; CHECK-NEXT:   %2 = load double, ptr %1, align 8, !tbaa !3
-; CHECK-NEXT:   %3 = tail call fast double @llvm.sin.f64(double %2)
-; CHECK-NEXT:   %4 = icmp sgt i32 %n, 0
-; CHECK-NEXT:   br i1 %4, label %5, label %8
-; CHECK:      5:
-; CHECK-NEXT:   %6 = call i32 (ptr, ...) @printf(ptr @s, double %3)
-; CHECK-NEXT:   %7 = fmul contract double %3, 2.000000e+00
-; CHECK:      8:
-; CHECK-NEXT:   %9 = phi double [ %7, %5 ], [ %3, %0 ]
-; CHECK-NEXT:   switch i32 %n, label %11 [
-; CHECK-NEXT:     i32 1, label %10
-; CHECK-NEXT:     i32 7, label %10
-; CHECK-NEXT:   ]
-; CHECK:        %v = select i1 %4, <2 x double> splat (double 1.000000e+00), <2 x double> zeroinitializer
-; CHECK:      attributes #0 = { nounwind }
-; CHECK:      !3 = !{!"double"}
-"""
-
-
-def test_printer_golden():
-    filecheck(str(parse(SOURCE)), CHECKS)
-
 
 def test_renumbering_after_deletion():
     m = parse(SOURCE)

@@ -4,11 +4,13 @@ each test case of a rule, JIT them once, and compare at random points from the r
 For a case `k`, with x the float operand lanes, t their tangents and s the result lanes' seed:
 
 - `@primal.k(x...)` returns the result lanes as a struct;
-- `@jvp.k(x..., t...)` returns sum_i partial_i(t_i) (`Linear.forward` for a `Linear`);
-- `@vjp.k(x..., s...)` returns every operand's adjoint partial_i(s) (`Linear.reverse`; zero for
-  `None`), lanes of all float operands in order.
+- `@jvp.k(x..., t...)` returns sum_i partial_i(t_i) (`Linear.forward` for a `Linear`;
+  `JointLinear.forward(t...)` for a structural rule);
+- `@vjp.k(x..., s...)` returns every operand's adjoint partial_i(s) (`Linear.reverse`;
+  `JointLinear.reverse[i]`; zero for `None`), lanes of all float operands in order.
 
-Vectors are packed from scalar arguments inside the functions (native code only takes scalars).
+Vectors and aggregates of floats are packed from scalar arguments inside the functions (native
+code only takes scalars).
 Checks: jvp against central finite differences of primal, and <vjp(u), v> == <u, jvp(v)>.
 Float32 variants use the coarser `FLOAT32_TOL` (finite differences in single precision).
 """
@@ -24,10 +26,19 @@ from enzyme_py.backend import JITModule, compile_ir
 from enzyme_py.ir import Builder, Module, verify
 from enzyme_py.ir import types as T
 from enzyme_py.ir.instructions import Call, Instruction
-from enzyme_py.ir.module import Block, Function
-from enzyme_py.ir.values import ConstantInt, ConstantKeyword, ConstantSplat, Value, const_float
+from enzyme_py.ir.module import Function
+from enzyme_py.ir.types import carries_float
+from enzyme_py.ir.values import (
+    ConstantAggregate,
+    ConstantInt,
+    ConstantKeyword,
+    ConstantSplat,
+    Value,
+    const_float,
+    zero,
+)
 from enzyme_py.rules.mathcalls import mangle
-from enzyme_py.rules.registry import Linear, Rule, Spec
+from enzyme_py.rules.registry import JointLinear, Linear, Rule, Spec
 from tests.rules.context import SimpleContext
 
 F64, F32 = T.DOUBLE, T.FLOAT
@@ -71,11 +82,31 @@ def lanes_of(ty: T.Type) -> tuple[int, T.Type]:
     return 1, ty
 
 
+def leaves(ty: T.Type) -> list[T.Type]:
+    """The scalar floats of a float, float vector or aggregate of them, in order."""
+    if isinstance(ty, (T.StructType, T.ArrayType)):
+        return [t for e in _members(ty) for t in leaves(e)]
+    n, elem = lanes_of(ty)
+    return [elem] * n
+
+
+def _members(ty: T.Type) -> list[T.Type]:
+    return list(ty.elements) if isinstance(ty, T.StructType) else [ty.element] * ty.count
+
+
 def _np(ty: T.Type) -> type:
     return np.float32 if ty == F32 else np.float64
 
 
 def pack(b: Builder, ty: T.Type, scalars: Sequence[Value]) -> Value:
+    if isinstance(ty, (T.StructType, T.ArrayType)):
+        agg: Value = ConstantKeyword(ty, "poison")
+        pos = 0
+        for i, member in enumerate(_members(ty)):
+            n = len(leaves(member))
+            agg = b.insertvalue(agg, pack(b, member, scalars[pos:pos + n]), [i])
+            pos += n
+        return agg
     if not isinstance(ty, T.VectorType):
         return scalars[0]
     v: Value = ConstantKeyword(ty, "poison")
@@ -85,6 +116,9 @@ def pack(b: Builder, ty: T.Type, scalars: Sequence[Value]) -> Value:
 
 
 def unpack(b: Builder, v: Value) -> list[Value]:
+    if isinstance(v.type, (T.StructType, T.ArrayType)):
+        return [x for i in range(len(_members(v.type)))
+                for x in unpack(b, b.extractvalue(v, [i]))]
     if not isinstance(v.type, T.VectorType):
         return [v]
     return [b.extractelement(v, ConstantInt(T.I32, i)) for i in range(v.type.count)]
@@ -110,17 +144,24 @@ def operand_count(inst: Instruction) -> int:
 
 
 def partials_of(rule: Rule, b: Builder, inst: Instruction) -> list:
-    """Call the rule and check its laziness: no instruction is built before a partial is used."""
+    """Call the rule and check its laziness: no instruction is built before a partial is used.
+    A `JointLinear` rule gives its per-operand transposes (`joint_of` its whole form)."""
     block = b.block
     assert block is not None
     before = len(block.instructions)
     ctx = SimpleContext(b, inst)
-    partials = list(rule.partials(ctx))
+    got = rule.partials(ctx)
+    partials = list(got.reverse if isinstance(got, JointLinear) else got)
     assert len(block.instructions) == before, f"{rule.name}: rule built IR eagerly"
     assert not ctx.fetched, f"{rule.name}: rule fetched primal values eagerly"
     assert len(partials) == operand_count(inst), (
         f"{rule.name}: {len(partials)} partials for {operand_count(inst)} operands")
     return partials
+
+
+def joint_of(rule: Rule, b: Builder, inst: Instruction) -> JointLinear | None:
+    got = rule.partials(SimpleContext(b, inst))
+    return got if isinstance(got, JointLinear) else None
 
 
 def _int_constant(ty: T.Type, value: int) -> Value:
@@ -130,21 +171,21 @@ def _int_constant(ty: T.Type, value: int) -> Value:
 
 
 def _float_slots(case: Case) -> list[int]:
-    return [i for i, t in enumerate(case.types) if t.is_fp_or_fp_vector]
+    return [i for i, t in enumerate(case.types) if carries_float(t)]
 
 
 def build_case(module: Module, k: int, case: Case, rule: Rule, spec: Spec) -> Built:
     slots = _float_slots(case)
-    x_types = [lanes_of(case.types[i])[1] for i in slots for _ in range(lanes_of(case.types[i])[0])]
+    x_types = [t for i in slots for t in leaves(case.types[i])]
     nx = len(x_types)
 
     def operands(b: Builder, xs: list[Value]) -> list[Value]:
         ops, pos = [], 0
         for i, ty in enumerate(case.types):
-            if not ty.is_fp_or_fp_vector:
+            if not carries_float(ty):
                 ops.append(_int_constant(ty, spec.int_args[i]))
                 continue
-            n = lanes_of(ty)[0]
+            n = len(leaves(ty))
             v = pack(b, ty, xs[pos:pos + n])
             pos += n
             if i in case.cond:
@@ -155,7 +196,7 @@ def build_case(module: Module, k: int, case: Case, rule: Rule, spec: Spec) -> Bu
     def tangents(b: Builder, ts: list[Value]) -> dict[int, Value]:
         out, pos = {}, 0
         for i in slots:
-            n = lanes_of(case.types[i])[0]
+            n = len(leaves(case.types[i]))
             out[i] = pack(b, case.types[i], ts[pos:pos + n])
             pos += n
         return out
@@ -171,10 +212,18 @@ def build_case(module: Module, k: int, case: Case, rule: Rule, spec: Spec) -> Bu
         inst = case.make(b, module, operands(b, args[:nx]))
         partials = partials_of(rule, b, inst)
         ts = tangents(b, args[nx:])
+        for i, p in enumerate(partials):
+            if i in case.cond or not carries_float(case.types[i]):
+                assert p is None, f"{case.label}: operand {i} has no derivative"
+        joint = joint_of(rule, b, inst)
+        if joint is not None:
+            term = joint.forward([None if i in case.cond else ts.get(i)
+                                  for i in range(len(partials))])
+            assert term.type == inst.type, f"{case.label}: tangent type {term.type}"
+            return unpack(b, term)
         total: Value | None = None
         for i, p in enumerate(partials):
-            if i in case.cond or not case.types[i].is_fp_or_fp_vector:
-                assert p is None, f"{case.label}: operand {i} has no derivative"
+            if i in case.cond or not carries_float(case.types[i]):
                 continue
             if p is None:
                 continue
@@ -190,66 +239,23 @@ def build_case(module: Module, k: int, case: Case, rule: Rule, spec: Spec) -> Bu
         outs: list[Value] = []
         for i in slots:
             p, ty = partials[i], case.types[i]
-            adj = (const_float(ty, 0.0) if p is None
+            adj = ((const_float(ty, 0.0) if ty.is_fp_or_fp_vector else zero(ty)) if p is None
                    else p.reverse(seed) if isinstance(p, Linear) else p(seed))
             assert adj.type == ty, f"{case.label}: adjoint type {adj.type} for {ty}"
             outs += unpack(b, adj)
         return outs
 
     define(module, f"primal.{k}", x_types, primal)
-    n_out, out_elem = lanes_of(result_type[0])
+    out_types = leaves(result_type[0])
     define(module, f"jvp.{k}", x_types * 2, jvp)
-    define(module, f"vjp.{k}", x_types + [out_elem] * n_out, vjp)
-    built = Built(case.label, k, out_dtypes=[_np(out_elem)] * n_out)
+    define(module, f"vjp.{k}", x_types + out_types, vjp)
+    built = Built(case.label, k, out_dtypes=[_np(t) for t in out_types])
     for i in slots:
-        n, elem = lanes_of(case.types[i])
-        built.x_dtypes += [_np(elem)] * n
-        built.x_domain += [spec.domain[i]] * n
-        built.x_frozen += [i in case.cond] * n
+        elems = leaves(case.types[i])
+        built.x_dtypes += [_np(e) for e in elems]
+        built.x_domain += [spec.domain[i]] * len(elems)
+        built.x_frozen += [i in case.cond] * len(elems)
     return built
-
-
-def build_phi(module: Module, k: int, rule: Rule, spec: Spec) -> Built:
-    """phi [a, %left], [b, %right] with %left taken when a < b (so the result is min(a, b)).
-    Forward builds each incoming partial in its predecessor; reverse selects on the branch."""
-
-    def diamond(b: Builder, x: Value, y: Value) -> tuple[Value, Instruction, Block, Block]:
-        assert b.block is not None and b.block.parent is not None
-        fn = b.block.parent
-        left, right, join = (fn.append_block(n) for n in ("left", "right", "join"))
-        c = b.fcmp("olt", x, y)
-        b.condbr(c, left, right)
-        for blk in (left, right):
-            b.position_at_end(blk)
-            b.br(join)
-        b.position_at_end(join)
-        phi = b.phi(F64, [(x, left), (y, right)])
-        return c, phi, left, right
-
-    def primal(b: Builder, args: list[Value]) -> list[Value]:
-        return [diamond(b, *args)[1]]
-
-    def jvp(b: Builder, args: list[Value]) -> list[Value]:
-        _, phi, left, right = diamond(b, *args[:2])
-        partials = partials_of(rule, b, phi)
-        incoming = []
-        for p, t, blk in zip(partials, args[2:], (left, right), strict=True):
-            b.position_before(blk.terminator)
-            incoming.append((p(t), blk))
-        b.position_at_end(phi.parent)
-        return [b.phi(F64, incoming)]
-
-    def vjp(b: Builder, args: list[Value]) -> list[Value]:
-        c, phi, _, _ = diamond(b, *args[:2])
-        pa, pb = partials_of(rule, b, phi)
-        zero = const_float(F64, 0.0)
-        return [b.select(c, pa(args[2]), zero), b.select(c, zero, pb(args[2]))]
-
-    define(module, f"primal.{k}", [F64, F64], primal)
-    define(module, f"jvp.{k}", [F64] * 4, jvp)
-    define(module, f"vjp.{k}", [F64] * 3, vjp)
-    return Built("phi double", k, [np.float64] * 2, list(spec.domain[:2]), [False] * 2,
-                 [np.float64])
 
 
 # --- numeric checks ---------------------------------------------------------------------------
@@ -322,10 +328,61 @@ def opcode_cases(name: str) -> list[Case] | None:
         return [Case("select double", (F64,) * 3, sel, on),
                 Case("select <4 x double>", (V4D,) * 3, sel, on),
                 Case("select i1, <4 x double>", (F64, V4D, V4D), sel, on)]
+    structural = structural_cases(name)
+    if structural is not None:
+        return structural
     casts = {"fpext": [(F32, F64), (V4F, V4D)], "fptrunc": [(F64, F32), (V4D, V4F)],
              "bitcast": [(V1D, F64), (F64, V1D)]}
     if name in casts:
         return [Case(f"{name} {a} to {r}", (a,), cast_make(name, r)) for a, r in casts[name]]
+    return None
+
+
+V2D = T.VectorType(2, F64)
+PAIR = T.StructType((F64, F64))
+NESTED = T.StructType((F64, T.ArrayType(2, V2D)))  # { double, [2 x <2 x double>] }
+
+
+def _shuffle(mask: Sequence[int]) -> Make:
+    """A shuffle with this constant mask (the mask operand is ignored; poison lanes would
+    leave result lanes without a value to check, see tests/ad/test_structural_ops.py)."""
+    lanes = tuple(ConstantInt(T.I32, m) for m in mask)
+    vec = ConstantAggregate(T.VectorType(len(mask), T.I32), lanes)
+    return lambda b, m, ops: b.shufflevector(ops[0], ops[1], vec)
+
+
+def structural_cases(name: str) -> list[Case] | None:
+    """Cases of the vector and aggregate opcodes (None: not one of them)."""
+    i32, mask4 = T.I32, T.VectorType(4, T.I32)
+    if name == "extractelement":
+        make: Make = lambda b, m, ops: b.extractelement(*ops)  # noqa: E731
+        return [Case("extractelement <4 x double>", (V4D, i32), make),
+                Case("extractelement <4 x float>", (V4F, i32), make)]
+    if name == "insertelement":
+        make = lambda b, m, ops: b.insertelement(*ops)  # noqa: E731
+        return [Case("insertelement <4 x double>", (V4D, F64, i32), make),
+                Case("insertelement <4 x float>", (V4F, F32, i32), make)]
+    if name == "shufflevector":
+        splat: Make = lambda b, m, ops: b.shufflevector(*ops)  # noqa: E731
+        return [Case("shufflevector splat of lane 1", (V4D, V4D, mask4), splat),
+                Case("shufflevector interleave", (V4D, V4D, mask4), _shuffle([0, 4, 1, 5])),
+                Case("shufflevector reverse", (V4D, V4D, mask4), _shuffle([3, 2, 1, 0])),
+                Case("shufflevector repeated lanes of both", (V4D, V4D, mask4),
+                     _shuffle([6, 0, 6, 2, 0, 7])),
+                Case("shufflevector deinterleave <4 x float>", (V4F, V4F, mask4),
+                     _shuffle([0, 2, 4, 6]))]
+    if name == "extractvalue":
+        return [Case("extractvalue { double, double } 1", (PAIR,),
+                     lambda b, m, ops: b.extractvalue(ops[0], [1])),
+                Case("extractvalue nested 1, 1", (NESTED,),
+                     lambda b, m, ops: b.extractvalue(ops[0], [1, 1])),
+                Case("extractvalue nested 1", (NESTED,),
+                     lambda b, m, ops: b.extractvalue(ops[0], [1]))]
+    if name == "insertvalue":
+        return [Case("insertvalue { double, double } 0", (PAIR, F64),
+                     lambda b, m, ops: b.insertvalue(ops[0], ops[1], [0])),
+                Case("insertvalue nested 1, 0", (NESTED, V2D),
+                     lambda b, m, ops: b.insertvalue(ops[0], ops[1], [1, 0]))]
     return None
 
 

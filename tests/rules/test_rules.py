@@ -8,7 +8,6 @@ import zlib
 import numpy as np
 import pytest
 
-from enzyme_py.backend import compile_ir
 from enzyme_py.ir import Builder, Module, verify
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -47,20 +46,14 @@ def test_rule_has_spec(name: str) -> None:
 def test_rule_numerics(name: str) -> None:
     rule = RULES[name]
     spec = spec_of(rule)
-    if name == "phi":
-        module = Module("rule_phi")
-        built = [H.build_phi(module, 0, rule, spec)]
-        verify(module)
-        jm = compile_ir(str(module), opt_level=0)
-    else:
-        cases = H.opcode_cases(name)
-        if cases is None:
-            assert name not in OPCODES, f"no test cases for opcode {name!r}: teach harness.py"
-            cases = H.call_cases(names_of(rule), spec)
-        else:  # C names of an instruction's math (`fmod` for `frem`)
-            cases += H.call_cases(names_of(rule)[1:], spec)
-        assert cases, f"no test cases for rule {name!r}: teach tests/rules/harness.py"
-        jm, built = H.jit_cases(rule, cases)
+    cases = H.opcode_cases(name)
+    if cases is None:
+        assert name not in OPCODES, f"no test cases for opcode {name!r}: teach harness.py"
+        cases = H.call_cases(names_of(rule), spec)
+    else:  # C names of an instruction's math (`fmod` for `frem`)
+        cases += H.call_cases(names_of(rule)[1:], spec)
+    assert cases, f"no test cases for rule {name!r}: teach tests/rules/harness.py"
+    jm, built = H.jit_cases(rule, cases)
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     failures = [f for b in built for f in H.check(jm, b, spec, rng)]
     assert not failures, "\n".join(failures[:8])

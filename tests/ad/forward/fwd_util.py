@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from enzyme_py.ad.forward import forward_module
+from enzyme_py.ad.driver import forward_module
 from enzyme_py.backend import compile_ir
 from enzyme_py.ir import parse
 from enzyme_py.ir import types as T

@@ -1,4 +1,8 @@
-"""FileCheck-style golden checks (the `filecheck` package, a Python clone of LLVM's)."""
+"""Golden tests with FileCheck (the `filecheck` package, a Python clone of LLVM's).
+
+The golden tests are the `.ll` files below this directory, run by lit (`lit.cfg.py`,
+`test_lit.py`); `filecheck()` checks output that a Python test builds itself.
+"""
 
 from __future__ import annotations
 

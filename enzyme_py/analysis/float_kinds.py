@@ -1,0 +1,166 @@
+"""Which floating point types memory holds. Pointers are opaque, so memory has no type of its
+own: it is read off the loads, stores and GEPs that touch each memory object (and the types of
+stack slots, what a caller says of an argument, the other end of a copy).
+
+`float_kinds(fn)` is the analysis of one function (a frozen `FloatKinds`, printed by the
+`print-types` printer); `memory_float_kind` answers for the memory behind some pointers, as the
+adjoint of a `memcpy` needs it; `integer_copies_of_floats` lists integer accesses of memory
+that holds only floats of their width (what `ad/float_memory.py` retypes).
+
+Invariants: nothing here changes the IR; a memory object whose accesses disagree has every
+type listed (never one picked); memory that cannot be named (`UNKNOWN`) has no kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from enzyme_py.analysis.memory import UNKNOWN, MemObject, underlying
+from enzyme_py.analysis.memory_effects import memory_intrinsic
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.module import Function
+from enzyme_py.ir.printer import FunctionPrinter
+from enzyme_py.ir.values import Argument, Value
+
+FLOAT_OF_WIDTH = {16: T.HALF, 32: T.FLOAT, 64: T.DOUBLE}
+
+
+def _scalar(t: T.Type) -> T.Type:
+    while isinstance(t, (T.ArrayType, T.VectorType)):
+        t = t.element
+    return t
+
+
+@dataclass(frozen=True)
+class FloatKinds:
+    """The scalar types each memory object of `function` is accessed as."""
+
+    function: Function
+    kinds: Mapping[MemObject, frozenset[T.Type]]
+
+    def of(self, obj: MemObject) -> frozenset[T.Type]:
+        return self.kinds.get(obj, frozenset())
+
+    def float_of_width(self, objs: frozenset[MemObject], width: int) -> T.Type | None:
+        """The float type of `width` bits when every object in `objs` is accessed only as
+        that float (or as an integer of the same width), else None."""
+        want = FLOAT_OF_WIDTH.get(width)
+        if want is None or not objs or UNKNOWN in objs:
+            return None
+        for o in objs:
+            ks = {k for k in self.of(o) if not (isinstance(k, T.IntType) and k.bits == width)}
+            if ks != {want}:
+                return None
+        return want
+
+    def __str__(self) -> str:
+        """One line per memory object: `;   %x: double  ; float*` (all of its accesses are
+        one float type), or the types it is accessed as."""
+        p = FunctionPrinter(self.function)
+        lines = [f"; memory types of @{self.function.name}"]
+        objs = [a for a in self.function.args if a in self.kinds]
+        objs += [i for i in self.function.instructions() if i in self.kinds]
+        for o in objs:
+            kinds = sorted(str(k) for k in self.kinds[o])
+            floats = [k for k in self.kinds[o] if k.is_float]
+            mark = "  ; float*" if len(floats) == 1 and len(kinds) == 1 else ""
+            lines.append(f";   {p.ref(o)}: {', '.join(kinds)}{mark}")  # type: ignore[arg-type]
+        if not objs:
+            lines.append(";   no typed memory accesses")
+        return "\n".join(lines) + "\n"
+
+
+def float_kinds(fn: Function) -> FloatKinds:
+    """Scalar types each memory object of `fn` is accessed as (loads, stores, GEP element
+    types)."""
+    kinds: dict[MemObject, set[T.Type]] = {}
+
+    def note(objs: frozenset[MemObject], t: T.Type) -> None:
+        for o in objs:
+            if o is not UNKNOWN:
+                kinds.setdefault(o, set()).add(_scalar(t))
+
+    for inst in fn.instructions():
+        if isinstance(inst, I.Load):
+            note(underlying(inst.pointer), inst.type)
+        elif isinstance(inst, I.Store):
+            note(underlying(inst.pointer), inst.value.type)
+        elif isinstance(inst, I.GetElementPtr) and inst.source_type != T.I8:
+            st = _scalar(inst.source_type)
+            if st.is_float or st.is_int:
+                note(underlying(inst), st)
+    return FloatKinds(fn, {o: frozenset(ks) for o, ks in kinds.items()})
+
+
+def integer_copies_of_floats(fn: Function) -> list[I.Instruction]:
+    """Integer loads/stores left on memory that holds only floats of their width."""
+    kinds = float_kinds(fn)
+    out = []
+    for inst in fn.instructions():
+        if isinstance(inst, I.Load) and isinstance(inst.type, T.IntType):
+            if kinds.float_of_width(underlying(inst.pointer), inst.type.bits) is not None:
+                out.append(inst)
+        elif isinstance(inst, I.Store) and isinstance(inst.value.type, T.IntType):
+            if kinds.float_of_width(underlying(inst.pointer), inst.value.type.bits) is not None:
+                out.append(inst)
+    return out
+
+
+def memory_float_kind(insts: list[I.Instruction], same: Callable[[Value], frozenset],
+                      hints: Sequence[str | None], fn: Function, pointers: list[Value],
+                      _seen: frozenset = frozenset()) -> str | None:
+    """The one float type of the memory behind `pointers` in `fn` (whose instructions of
+    interest are `insts`; `same(p)`: what `p` may point into, pointers loaded from one place
+    leading to one memory), from the loads, stores and GEPs that touch it, the types of stack
+    slots, or else what the caller said of an argument (`hints`, per argument), or else what
+    the memory at the other end of a `memcpy`/`memmove` holds (a chain of copies:
+    `y = x.copy(); z = y.copy()`); a comma-separated list when they disagree, None when
+    nothing tells."""
+    objs: frozenset = frozenset()
+    for p in pointers:
+        objs |= same(p)
+    kinds: set[str] = set()
+    for inst in insts:
+        if isinstance(inst, (I.Load, I.Store)) and same(inst.pointer) & objs:
+            t = inst.type if isinstance(inst, I.Load) else inst.value.type
+            if t.scalar.is_float or t.scalar.is_pointer:
+                kinds.add(str(t.scalar))
+        elif isinstance(inst, I.GetElementPtr) and same(inst) & objs:
+            st = _scalar(inst.source_type)
+            if st.is_float:
+                kinds.add(str(st))
+    for o in objs:
+        if isinstance(o, I.Alloca):
+            kinds |= _leaf_kinds(o.allocated_type)
+    if not kinds:
+        for o in objs:
+            if isinstance(o, Argument) and o.parent is fn and o.index < len(hints) and \
+                    hints[o.index]:
+                kinds.add(hints[o.index])  # type: ignore[arg-type]
+    if not kinds and not objs & _seen:
+        seen = _seen | objs
+        for inst in insts:
+            if isinstance(inst, I.Call) and memory_intrinsic(inst.callee_name or "") in (
+                    "memcpy", "memmove"):
+                dest, src = inst.args[0], inst.args[1]
+                other = src if same(dest) & objs else dest if same(src) & objs else None
+                got = memory_float_kind(insts, same, hints, fn, [other], seen) \
+                    if other is not None else None
+                if got is not None:
+                    kinds |= set(got.split(", "))
+    if not kinds:
+        return None
+    return ", ".join(sorted(kinds))
+
+
+def _leaf_kinds(t: T.Type) -> set[str]:
+    if isinstance(t, (T.ArrayType, T.VectorType)):
+        return _leaf_kinds(t.element)
+    if isinstance(t, (T.StructType, T.IdentifiedStructType)):
+        out: set[str] = set()
+        for e in T.struct_elements(t):
+            out |= _leaf_kinds(e)
+        return out
+    return {str(t)} if t.is_float or t.is_pointer else set()

@@ -1,0 +1,17 @@
+; reverse mode, llvm.sin.f32: the rule is the same in single precision
+; RUN: enzyme-py opt %s -p 'reverse{fn=f,acts=out},sroa,instcombine,simplifycfg' | filecheck %s
+
+define float @f(float %x) {
+entry:
+  %r = call float @llvm.sin.f32(float %x)
+  ret float %r
+}
+
+declare float @llvm.sin.f32(float)
+
+; CHECK-LABEL: define float @diffe_f(float %x, float %dret)
+; CHECK-NEXT: alloca:
+; CHECK-NEXT: [[V0:%[0-9]+]] = call float @llvm.cos.f32(float %x)
+; CHECK-NEXT: [[V1:%[0-9]+]] = fmul float %dret, [[V0]]
+; CHECK-NEXT: ret float [[V1]]
+; CHECK-NEXT: }

@@ -1,0 +1,59 @@
+; reverse mode, nested loops whose inner trip count is invariant in the outer loop: one tape array for the whole nest, allocated before the outer loop
+; RUN: enzyme-py opt %s -p 'prepare{fn=f},reverse{fn=f,acts=dup,dup,dup,const,const,const,ret=active},dupnoneed{fn=f,acts=dup,dup,dup,const,const,const,ret=active}' | filecheck %s
+
+define double @f(ptr %a, ptr %x, ptr %t, i64 %n, i64 %d, double %lim) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %olatch ]
+  %s = phi double [ 0.0, %entry ], [ %s.row, %olatch ]
+  %go = icmp slt i64 %i, %n
+  br i1 %go, label %w.pre, label %exit
+w.pre:
+  %row = mul i64 %i, %d
+  br label %w
+w:
+  %j = phi i64 [ 0, %w.pre ], [ %j.next, %w ]
+  %ij = add i64 %row, %j
+  %px = getelementptr double, ptr %x, i64 %ij
+  %xv = load double, ptr %px
+  %pa = getelementptr double, ptr %a, i64 %j
+  %av = load double, ptr %pa
+  %u = fsub double %xv, %av
+  %pt = getelementptr double, ptr %t, i64 %j
+  store double %u, ptr %pt
+  %j.next = add nsw i64 %j, 1
+  %cj = icmp slt i64 %j.next, %d
+  br i1 %cj, label %w, label %r.pre
+r.pre:
+  br label %r
+r:
+  %k = phi i64 [ 0, %r.pre ], [ %k.next, %r ]
+  %s2 = phi double [ %s, %r.pre ], [ %s3, %r ]
+  %pt2 = getelementptr double, ptr %t, i64 %k
+  %tv = load double, ptr %pt2
+  %sq = fmul double %tv, %tv
+  %s3 = fadd double %s2, %sq
+  %k.next = add nsw i64 %k, 1
+  %ck = icmp slt i64 %k.next, %d
+  br i1 %ck, label %r, label %olatch
+olatch:
+  %s.row = phi double [ %s3, %r ]
+  %i.next = add nsw i64 %i, 1
+  br label %outer
+exit:
+  ret double %s
+}
+
+; CHECK-LABEL: define {{.*}} @diffe_f(
+; CHECK: entry:
+; the reading loop's trip count is known before the outer loop: one array for the whole nest
+; CHECK: %tape.count = mul i64 %tc, %tc.1
+; CHECK: %tape = call ptr @malloc(i64
+; CHECK: br label %outer
+; CHECK-NOT: @malloc
+; CHECK: r:
+; CHECK: %tape.index = add i64 %{{.*}}, %iv.
+; CHECK: store double %tv, ptr
+; CHECK: rev.entry:
+; CHECK-NEXT: call void @free(ptr %tape)

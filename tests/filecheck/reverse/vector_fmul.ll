@@ -1,0 +1,17 @@
+; reverse mode, vector arithmetic: the rule of fmul applies lane-wise to <2 x double>
+; RUN: enzyme-py opt %s -p 'reverse{fn=f,acts=out,out},sroa,instcombine,simplifycfg' | filecheck %s
+
+define <2 x double> @f(<2 x double> %x, <2 x double> %y) {
+entry:
+  %m = fmul <2 x double> %x, %y
+  ret <2 x double> %m
+}
+
+; CHECK-LABEL: define { <2 x double>, <2 x double> } @diffe_f(<2 x double> %x, <2 x double> %y, <2 x double> %dret)
+; CHECK-NEXT: alloca:
+; CHECK-NEXT: [[V0:%[0-9]+]] = fmul <2 x double> %dret, %x
+; CHECK-NEXT: [[V1:%[0-9]+]] = fmul <2 x double> %dret, %y
+; CHECK-NEXT: [[V2:%[0-9]+]] = insertvalue { <2 x double>, <2 x double> } zeroinitializer, <2 x double> [[V1]], 0
+; CHECK-NEXT: [[V3:%[0-9]+]] = insertvalue { <2 x double>, <2 x double> } [[V2]], <2 x double> [[V0]], 1
+; CHECK-NEXT: ret { <2 x double>, <2 x double> } [[V3]]
+; CHECK-NEXT: }
