@@ -9,6 +9,7 @@ by hand by copying its RUN line with `%s` replaced by the file's path. The conso
 
 import os
 import sys
+import tempfile
 
 import lit.formats
 
@@ -16,5 +17,7 @@ config.name = "enzyme_py"  # noqa: F821 (lit defines `config`)
 config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
 config.suffixes = [".ll"]  # noqa: F821
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))  # noqa: F821
+# lit's own files (the test times it keeps, %t) go outside the source tree
+config.test_exec_root = os.path.join(tempfile.gettempdir(), "enzyme_py-lit")  # noqa: F821
 config.environment["PATH"] = os.pathsep.join(  # noqa: F821
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")])
