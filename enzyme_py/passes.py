@@ -6,8 +6,9 @@ as text (`"sroa,instcombine,reverse{fn=f,acts=dup,out}"`, `pass_spec.py`). Passe
 registered with `register_pass` where they are defined, each with the arguments it takes
 (`Param`); LLVM's own passes (through llvmlite) and the levels `O0`..`O3` are registered here,
 the AD passes in `ad/prepare_passes.py` and `ad/derive_passes.py`, the printers in
-`print_passes.py` (`ad/driver.py` imports them all). Consecutive LLVM passes run in one
-llvmlite session unless the caller asks to see the IR after every pass. A printer
+`ad/print_passes.py`, `prepare` in `ad/driver.py` (which imports them all). A pass that runs
+steps of its own (`NestedPass`) shows each of them to the observer. Consecutive LLVM passes
+run in one llvmlite session unless the caller asks to see the IR after every pass. A printer
 (`PrinterPass`) leaves the module alone and keeps its report; the IR "after" a printer, as an
 observer sees it, is that report.
 

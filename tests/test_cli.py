@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from enzyme_py.cli import main
 from tests.conftest import FIXTURES
 
@@ -139,3 +141,56 @@ def test_module_for_another_target_is_differentiated_for_it(tmp_path):
     assert res.stderr == ""
     assert 'target triple = "nvptx64-nvidia-cuda"' in res.stdout
     assert "define double @diffe_sq(" in res.stdout
+
+
+# --------------------------------------------------------------------------- pipelines
+
+
+CUBE = """define double @f(double %x, ptr %p) {
+entry:
+  %v = load double, ptr %p, align 8
+  %s = fmul double %x, %x
+  %c = fmul double %s, %v
+  ret double %c
+}
+"""
+
+
+def _cube(tmp_path):
+    src = tmp_path / "cube.ll"
+    src.write_text(CUBE)
+    return str(src)
+
+
+@pytest.mark.parametrize("mode", [[], ["--mode", "forward", "--width", "2"]],
+                         ids=["reverse", "forward"])
+def test_opt_runs_the_pipeline_grad_prints(tmp_path, capsys, mode):
+    """`grad --print-pipeline` prints what grad runs: `opt -p` with it writes the same module."""
+    src = _cube(tmp_path)
+    assert main(["grad", src, "-f", "f", *mode, "--print-pipeline"]) == 0
+    pipeline = capsys.readouterr().out.strip()
+    assert pipeline.startswith("posix-memalign,inline-callees{fn=f},strip-optnone")
+    assert main(["grad", src, "-f", "f", *mode, "-o", str(tmp_path / "grad.ll")]) == 0
+    assert main(["opt", src, "-p", pipeline, "-o", str(tmp_path / "opt.ll")]) == 0
+    assert (tmp_path / "opt.ll").read_text() == (tmp_path / "grad.ll").read_text()
+
+
+def test_opt_printers_report_before_the_module(tmp_path, capsys):
+    src = _cube(tmp_path)
+    assert main(["opt", src, "-p", "print-loops,print-activity{fn=f,acts=out,dup}"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("loops of @f:") < out.index("; activity of @f") < out.index("define double")
+    assert main(["opt", src, "-p", "print-types", "--disable-output"]) == 0
+    assert capsys.readouterr().out == ("; memory types of @f\n;   %p: double  ; float*\n"
+                                       "; float kind of memory in @f\n;   argument %p: double\n")
+
+
+def test_opt_list_passes_needs_no_input(capsys):
+    assert main(["opt", "--list-passes"]) == 0
+    out = capsys.readouterr().out
+    assert "reverse{fn=,acts=,ret=,name=,primal=}" in out and "print-types{fn=}" in out
+
+
+def test_opt_without_input_is_one_line(capsys):
+    assert main(["opt"]) == 1
+    assert "no input file" in capsys.readouterr().err

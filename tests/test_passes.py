@@ -74,3 +74,82 @@ def test_o2_for_differentiation_keeps_loops_scalar():
     assert count(for_ad, "alloca") == 0
     assert count(for_ad, "phi") < count(full, "phi")
     assert 2 * size(for_ad) < size(full)
+
+
+# --- pipelines as text: arguments, printers, the driver's pipelines ---------------------------
+
+
+def test_pipeline_text_with_arguments_round_trips():
+    from enzyme_py.pass_spec import format_item, parse_pipeline
+
+    items = parse_pipeline('sroa, reverse{fn="a,b", acts=dup,out, primal}, O2')
+    assert [i.name for i in items] == ["sroa", "reverse", "O2"]
+    assert [(a.key, a.value) for a in items[1].arguments] == [
+        ("fn", "a,b"), ("acts", "dup"), (None, "out"), (None, "primal")]
+    text = format_item("reverse", [("fn", ["a,b"]), ("acts", ["dup", "out"])])
+    assert text == 'reverse{fn="a,b",acts=dup,out}'
+    assert parse_pipeline(text)[0].arguments[0].value == "a,b"
+
+
+def test_bare_words_continue_lists_or_set_flags():
+    import enzyme_py.ad.driver  # noqa: F401  (registers the AD passes)
+
+    rev = Pipeline.parse("reverse{fn=f,primal,acts=dup,out}").passes[0]
+    assert rev.activities == ["dup", "out"] and rev.options.return_primal
+    # after a list, a bare word is one more element (write primal=1 there)
+    assert Pipeline.parse("reverse{fn=f,acts=dup,out,primal}").passes[0].activities == [
+        "dup", "out", "primal"]
+    fwd = Pipeline.parse("forward{fn=f,width=4,primal=0}").passes[0]
+    assert fwd.options.width == 4 and not fwd.options.return_primal and fwd.activities is None
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("reverse{fn=f,mode=x}", "reverse: unknown argument 'mode' (its arguments: fn, acts"),
+    ("reverse{acts=out}", "reverse: needs fn="),
+    ("forward{fn=f,width=two}", "forward: width= is a number, not 'two'"),
+    ("reverse{fn=f,primal=maybe}", "reverse: primal= is 1 or 0"),
+    ("reverse{fn=f,fn=g}", "reverse: fn= given twice"),
+    ("reverse{fn=f", "column 13: missing '}'"),
+    ("sroa{x=1}", "sroa: unknown argument 'x' (its arguments: none)"),
+])
+def test_bad_arguments_are_pipeline_errors(text, message):
+    import enzyme_py.ad.driver  # noqa: F401
+
+    with pytest.raises(PipelineError, match=re.escape(message)):
+        Pipeline.parse(text)
+
+
+def test_printer_reports_are_the_observed_stage():
+    import enzyme_py.ad.driver  # noqa: F401
+
+    m = parse("define double @f(double %x) {\nentry:\n  %y = fmul double %x, %x\n"
+              "  ret double %y\n}\n")
+    seen = []
+    pipe = Pipeline.parse("print-activity{fn=f,acts=out},print-types")
+    out = pipe.run(m, lambda name, stage: seen.append((name, str(stage))))
+    assert out is m and [n for n, _ in seen] == ["print-activity", "print-types"]
+    assert seen[0][1].startswith("; activity of @f") and "%y = fmul" in seen[0][1]
+    assert pipe.passes[0].reports == [seen[0][1]]
+
+
+def test_gradient_pipeline_is_the_driver_s_steps():
+    from enzyme_py.ad.driver import AD_PIPELINE, gradient_pipeline
+
+    text = gradient_pipeline("f", ["dup", "const"], True, opt_level=2)
+    assert text == ("posix-memalign,inline-callees{fn=f}," + AD_PIPELINE + ",devirtualize{fn=f},"
+                    "reverse{fn=f,acts=dup,const,ret=active},"
+                    "dupnoneed{fn=f,acts=dup,const,ret=active},O2")
+    names = [p.name for p in Pipeline.parse(text).passes]
+    assert names[0] == "posix-memalign" and names[-3:] == ["reverse", "dupnoneed", "O2"]
+
+
+def test_opt_with_the_printed_pipeline_gives_the_gradient_module():
+    """`gradient_module` runs its pipeline: the same text run by hand gives the same module."""
+    from enzyme_py.ad.driver import gradient_module, gradient_pipeline, run_pipeline
+
+    m = o0_module()
+    name = next(f.name for f in m.functions if not f.is_declaration)
+    acts = ["dup" if a.type.is_pointer else "const" for a in m.get_function(name).args]
+    out, grad = gradient_module(m, name, acts, True)
+    by_hand = run_pipeline(m, gradient_pipeline(name, acts, True))
+    assert grad == f"diffe_{name}" and str(by_hand) == str(out)

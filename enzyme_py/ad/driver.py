@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from enzyme_py.ad import derive_passes, prepare_passes, print_passes
+from enzyme_py.ad import prepare_passes, print_passes  # noqa: F401  (register their passes)
 from enzyme_py.ad.derive_passes import Forward, Reverse
 from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
 from enzyme_py.ir import Module
@@ -34,9 +34,6 @@ from enzyme_py.passes import NestedPass, Param, Pipeline, Stage, pass_text, regi
 __all__ = ["AD_PIPELINE", "INLINE_PIPELINE", "enzyme_pipeline", "forward_module",
            "forward_pipeline", "gradient_module", "gradient_pipeline", "mark_callees_inline",
            "prepare", "prepare_pipeline", "run_pipeline"]
-
-# (the modules whose import registers their passes)
-_REGISTERING = (derive_passes, prepare_passes, print_passes)
 
 # Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
 # loops with a preheader and one latch, values leaving loops through exit-block phis.

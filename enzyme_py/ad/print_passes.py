@@ -3,9 +3,10 @@
 
 Each prints, for the function named by `fn=` or else every defined function in module order,
 what the analysis finds, in the words of its `__str__`: `; active` / `; const` on every
-instruction, the loops with their induction variables and trip counts, the float type of the
-memory behind each pointer. They read what the transforms read: the module's registrations
-(inactive functions) and the globals shared with callees.
+instruction, the loops with their induction variables and trip counts, the types memory is
+accessed as and the float type of the memory behind each pointer. They read what the
+transforms read: the module's registrations (inactive functions) and the globals shared with
+callees.
 
 Invariant: a printer never changes the module (`PrinterPass`).
 
@@ -20,7 +21,7 @@ from enzyme_py.ad.activity_arguments import activities_for, function_named, retu
 from enzyme_py.ad.context import analysis_errors
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.analysis.activity import alias_classes, analyze_activity
-from enzyme_py.analysis.float_kinds import memory_float_kind
+from enzyme_py.analysis.float_kinds import float_kinds, memory_float_kind
 from enzyme_py.analysis.globals import globals_shared_with_callees
 from enzyme_py.analysis.loops import describe_loops
 from enzyme_py.ir import instructions as I
@@ -74,8 +75,10 @@ class PrintLoops(PrinterPass):
 
 
 class PrintTypes(PrinterPass):
-    """The float type of the memory behind each pointer argument and each pointer an
-    instruction makes (GEPs aside: they point into their base's memory)."""
+    """The types each memory object is accessed as (`analysis.float_kinds`), then the float
+    type of the memory behind each pointer argument and each pointer an instruction makes, as
+    the transforms resolve it (`memory_float_kind`: through copies, stack slot types, memory
+    reached the same way; GEPs aside: they point into their base's memory)."""
 
     name = "print-types"
 
@@ -84,7 +87,8 @@ class PrintTypes(PrinterPass):
         self.function = fn
 
     def report(self, module: Module) -> str:
-        return "".join(describe_memory_types(fn) for fn in _functions(module, self.function))
+        return "".join(str(float_kinds(fn)) + describe_memory_types(fn)
+                       for fn in _functions(module, self.function))
 
 
 def describe_memory_types(fn: Function) -> str:
