@@ -1,10 +1,9 @@
-"""Fixtures for `enzyme_py.jax`: skip without jax; 64-bit JAX inside every test."""
+"""Fixtures for `enzyme_py.jax`: 64-bit JAX inside every test (jax is a test dependency)."""
 
 from __future__ import annotations
 
+import jax
 import pytest
-
-jax = pytest.importorskip("jax", reason="enzyme_py.jax needs jax (pip install 'jax[cpu]')")
 
 
 @pytest.fixture(autouse=True)
