@@ -19,7 +19,7 @@ from enzyme_py.api import (
     value_and_grad,
     vjp,
 )
-from enzyme_py.api_jacobians import hessian, hvp, jacfwd, jacrev, jvp, linearize
+from enzyme_py.api.jacobians import hessian, hvp, jacfwd, jacrev, jvp, linearize
 from enzyme_py.custom import custom_jvp, custom_vjp
 from enzyme_py.errors import (
     ArgnumsError,
@@ -33,10 +33,12 @@ from enzyme_py.errors import (
 )
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.ir import parse
+from enzyme_py.profiling import profile
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "profile",
     "Active", "ArgnumsError", "ArgumentValueError", "BackendError", "CallError", "Const",
     "Duplicated", "DuplicatedNoNeed", "EnzymePyError", "FrontendError", "NotDifferentiableError",
     "ParseError", "VerifyError", "__version__", "autodiff",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.errors import NotDifferentiableError
 from enzyme_py.frontend import Compiled, CompileSession, ErrorSite
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple
@@ -61,8 +62,8 @@ def slot_activities(items: tuple[Item, ...], output: str) -> list[str]:
     acts: list[str] = []
     for item in items:
         elem = item.elem if isinstance(item, Array) else item
-        acts.append(output if elem.is_float else "const")
-        acts.extend(["const"] * (item.ndim if isinstance(item, Array) else 0))
+        acts.append(output if elem.is_float else Activity.CONST)
+        acts.extend([Activity.CONST] * (item.ndim if isinstance(item, Array) else 0))
     return acts
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.errors import ArgumentValueError, CallError
 from enzyme_py.frontend import CompileSession, ErrorSite, FType, Scalar, type_of_value
 from enzyme_py.frontend.ftypes import Array, Tuple, abi_extents, element_strides
@@ -349,7 +350,7 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -
     from enzyme_py.backend import _DATA_OFFSET
 
     native = g.native
-    outs = [i for i, act in enumerate(g.activities) if act == "out"]
+    outs = [i for i, act in enumerate(g.activities) if act == Activity.OUT]
     if native._out_type is not None or _DATA_OFFSET is None or len(outs) > 1 or \
             g.return_primal or any(isinstance(t, Array) and t.strided for t in g.types):
         return None
@@ -363,7 +364,7 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -
             arrays.append(k)
             lines.append(f"    p{k} = read(id({a}) + OFF).value")
             call.append(f"p{k}")
-            if act == "dup":
+            if act == Activity.DUP:
                 lines.append(f"    s{k} = zeros_like({a})")
                 call.append(f"read(id(s{k}) + OFF).value")
             call.extend([f"len({a})"] if t.ndim == 1 else

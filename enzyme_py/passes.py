@@ -29,9 +29,11 @@ from typing import Protocol
 
 from enzyme_py import backend as jit
 from enzyme_py.errors import BackendError
+from enzyme_py.fastmath import FLAGS, add_fast_math, fast_math_flags
 from enzyme_py.ir import Module, parse, verify
 from enzyme_py.ir.source_map import forget_locations, locate_message
 from enzyme_py.pass_spec import Argument, PipelineError, format_item, parse_pipeline
+from enzyme_py.stage_times import stage
 
 __all__ = ["PASSES", "PREPROCESS_PIPELINE", "LLVMPasses", "NestedPass", "OptLevel", "Param",
            "Pass", "PassInfo", "Pipeline", "PipelineError", "PrinterPass", "Stage",
@@ -271,6 +273,22 @@ class NestedPass:
         return self.run_observed(module, None)
 
 
+class FastMath:
+    """`fast-math{flags=reassoc,contract}`: LLVM's fast-math flags on every floating-point
+    operation (`fastmath.add_fast_math`; no flags given: all of them, `fast`)."""
+
+    name = "fast-math"
+
+    def __init__(self, flags: list[str]) -> None:
+        self.flags = fast_math_flags(flags or True)
+
+    def run(self, module: Module) -> Module:
+        return add_fast_math(module, self.flags)
+
+
+register_pass("fast-math", "put LLVM's fast-math flags on every floating-point operation", (
+    Param("flags", f"some of {', '.join(FLAGS)} (default: all, 'fast')", list, ()),
+))(FastMath)
 register_pass("verify", "check the IR invariants (raises on the first bad function)")(VerifyPass)
 register_pass("strip-optnone", "remove optnone so that -O0 code can be optimized")(StripOptNone)
 for _level in range(4):
@@ -319,9 +337,11 @@ class Pipeline:
         steps = self.passes if after_each is not None else self.fused()
         for p in steps:
             if isinstance(p, NestedPass):
-                module = p.run_observed(module, after_each)
+                with stage(p.name):
+                    module = p.run_observed(module, after_each)
                 continue
-            module = p.run(module)
+            with stage(p.name):
+                module = p.run(module)
             if after_each is not None:
                 shown = _Report(p.reports[-1]) if isinstance(p, PrinterPass) else module
                 after_each(p.name, shown)

@@ -294,6 +294,31 @@ print(f"grad(weighted_sines)(a, b): {t_distinct * 1e6:.1f} us   (noalias)")
 print(f"grad(weighted_sines)(a, a): {t_same * 1e6:.1f} us   (may alias)")
 
 # %% [markdown]
+# ## Where the time goes: `ez.profile`
+#
+# `ez.profile(f, *args, argnums=...)` compiles `jit(f)` and `grad(f)` afresh and reports the
+# median run time of each, the wall time of every compile stage (the front end, the -O2
+# before AD, each pass of the AD pipeline, LLVM's -O2 and code generation), the heap one
+# gradient call asks for per call site (`%tape` is the tape) and the instructions of the
+# optimized code by opcode. A recurrence needs its history on the tape: the reverse sweep
+# reads what each step computed, so the tape grows with the number of steps.
+
+# %%
+def sine_recurrence(x, n):
+    s = 0.0
+    t = 1.0
+    for i in range(n):
+        t = math.sin(t * x[i])
+        s += t
+    return s
+
+
+xs = np.linspace(0.1, 1.0, 10_000)
+report = ez.profile(sine_recurrence, xs, 10_000)
+print(report)
+print("tape bytes per step:", report.heap_bytes(prefix="tape") / 10_000)
+
+# %% [markdown]
 # ## Summary
 #
 # - Differentiating optimized code lets the gradient inherit every optimization of the

@@ -4,31 +4,47 @@ Defaults, as Enzyme's for an unmarked argument: integers `const`; in reverse mod
 `out` and pointers `dup`; in forward mode floats and pointers `dup`. The return is active when
 it carries floating point data, unless `ret=const`.
 
-Invariant: activities are passed on as given (the transform checks them: its errors name the
-function and the argument); only a bad `ret=` word is an error here (`PipelineError`).
+Invariant: activities are passed on as given (the transform checks them with
+`transform_activities`: its errors name the function and the argument); only a bad `ret=` word
+is an error here (`PipelineError`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from enzyme_py.analysis.activities import RETURN_WORDS, WORDS, Activity
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.types import carries_float
 from enzyme_py.pass_spec import PipelineError
 
-RETURN_WORDS = {"active": True, "out": True, "const": False}
 
-
-def default_activity(fn: Function, forward: bool) -> list[str]:
+def default_activity(fn: Function, forward: bool) -> list[Activity]:
     """Enzyme's activity of each unmarked argument of `fn`."""
     out = []
     for a in fn.args:
         if a.type.is_int:
-            out.append("const")
+            out.append(Activity.CONST)
         elif forward:
-            out.append("dup")
+            out.append(Activity.DUP)
         else:
-            out.append("out" if carries_float(a.type) else "dup" if a.type.is_pointer
-                       else "const")
+            out.append(Activity.OUT if carries_float(a.type) else
+                       Activity.DUP if a.type.is_pointer else Activity.CONST)
+    return out
+
+
+def transform_activities(fn: Function, words: Sequence[str | Activity]) -> list[Activity]:
+    """The activities a transform was given for `fn`, parsed (a `DifferentiationError` naming
+    the argument for an unknown word; which activity fits which argument is the transform's
+    check)."""
+    out = []
+    for i, w in enumerate(words):
+        try:
+            out.append(Activity.parse(w))
+        except ValueError:
+            raise DifferentiationError(f"argument {i} of @{fn.name}: unknown activity {w!r} "
+                                       f"(one of {', '.join(WORDS)})") from None
     return out
 
 
@@ -41,7 +57,8 @@ def function_named(module: Module, name: str) -> Function:
         raise DifferentiationError(str(exc.args[0])) from None
 
 
-def activities_for(fn: Function, acts: list[str] | None, forward: bool = False) -> list[str]:
+def activities_for(fn: Function, acts: list[str] | None,
+                   forward: bool = False) -> list[str | Activity]:
     """`acts`, or the defaults when None (not given; `acts=` is an empty list). The
     transform checks them: its errors name the function and the argument."""
     return list(acts) if acts is not None else default_activity(fn, forward)

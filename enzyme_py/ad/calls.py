@@ -28,6 +28,7 @@ from enzyme_py.ad.call_kind import (
 )
 from enzyme_py.ad.derived import SplitKey
 from enzyme_py.ad.reverse_state import ReverseState, SplitCall
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.analysis.memory_effects import memory_effects
 from enzyme_py.ir import instructions as I
@@ -38,27 +39,27 @@ from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Value
 
 
-def call_activities(st: ReverseState, call: I.Call) -> list[str]:
+def call_activities(st: ReverseState, call: I.Call) -> list[Activity]:
     """The callee's argument activities as this caller sees them."""
     activity = st.ctx.activity
-    acts: list[str] = []
+    acts: list[Activity] = []
     for a in call.args:
         if a.type.is_pointer and underlying(a) and all(
                 isinstance(o, Function) for o in underlying(a)):
-            acts.append("const")  # a function pointer: code, not memory
+            acts.append(Activity.CONST)  # a function pointer: code, not memory
             continue
         if a.type.is_pointer:
             if activity.touches_shadow(a):
-                acts.append("dup")
+                acts.append(Activity.DUP)
                 continue
             if any(o in activity.varied for o in underlying(a)):
                 raise st.ctx.error(call, "passes a pointer to memory holding active data that "
                                          "has no shadow here; its derivative would be lost")
-            acts.append("const")
+            acts.append(Activity.CONST)
         elif carries_float(a.type) and st.is_active(a):
-            acts.append("out")
+            acts.append(Activity.OUT)
         else:
-            acts.append("const")
+            acts.append(Activity.CONST)
     return acts
 
 
@@ -108,7 +109,7 @@ def _rewrite(st: ReverseState, call: I.Call, g: Function) -> None:
     new_args: list[Value] = []
     for a, act in zip(args, acts, strict=True):
         new_args.append(a)
-        if act == "dup":
+        if act is Activity.DUP:
             new_args.append(st.forward_shadow(a))
     new_args += [st.frees.pointer(), tape_slot]
     if shadow_slot is not None:
@@ -146,13 +147,13 @@ def reverse_split_call(st: ReverseState, call: I.Call, info: SplitCall) -> None:
     args: list[Value] = []
     for a, act in zip(info.args, info.acts, strict=True):
         args.append(st.tape.lookup(a))
-        if act == "dup":
+        if act is Activity.DUP:
             args.append(st.reverse_shadow(a))
     if info.ret_active:
         args.append(st.take_adjoint(call))
     args.append(st.tape.lookup(info.tape))
     result = b.call(info.pair.reverse, args)
-    outs = [a for a, act in zip(info.args, info.acts, strict=True) if act == "out"]
+    outs = [a for a, act in zip(info.args, info.acts, strict=True) if act is Activity.OUT]
     add_out_adjoints(st, outs, result)
 
 
@@ -171,6 +172,6 @@ def _float_types(st: ReverseState, call: I.Call,
     that copies that memory without touching it; empty when nothing is known)."""
     kinds = []
     for a, act in zip(call.args, acts, strict=True):
-        kind = st.memory_float_kind([a]) if act == "dup" else None
+        kind = st.memory_float_kind([a]) if act is Activity.DUP else None
         kinds.append(kind if kind in ("double", "float", "half") else None)
     return tuple(kinds) if any(kinds) else ()

@@ -22,7 +22,7 @@ from enzyme_py.ad.derived import DerivedFunctions
 from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.libc import LibC
 from enzyme_py.ad.registrations import Registrations, find_registrations
-from enzyme_py.analysis.activity import Activity, analyze_activity
+from enzyme_py.analysis.activity import ActivityResult, analyze_activity
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
 from enzyme_py.analysis.globals import globals_shared_with_callees
 from enzyme_py.ir import instructions as I
@@ -64,7 +64,7 @@ class DerivationContext:
     """One derivation of `primal` in `module`, as both modes see it."""
 
     registrations: Registrations
-    activity: Activity
+    activity: ActivityResult
     shared_globals: frozenset[GlobalVariable]
 
     def __init__(self, module: Module, primal: Function, work: Function,

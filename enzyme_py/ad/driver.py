@@ -23,10 +23,12 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from enzyme_py.ad import prepare_passes, print_passes  # noqa: F401  (register their passes)
 from enzyme_py.ad.derive_passes import Forward, Reverse
 from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
+from enzyme_py.config import Config
 from enzyme_py.ir import Module
 from enzyme_py.ir.source_map import reparse
 from enzyme_py.passes import NestedPass, Param, Pipeline, Stage, pass_text, register_pass
@@ -37,6 +39,8 @@ __all__ = ["AD_PIPELINE", "INLINE_PIPELINE", "enzyme_pipeline", "forward_module"
 
 # Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
 # loops with a preheader and one latch, values leaving loops through exit-block phis.
+DEFAULT = Config()
+
 AD_PIPELINE = ("strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,"
                "loop-simplify,lcssa")
 
@@ -73,45 +77,67 @@ register_pass("prepare", "the canonicalization before differentiating fn= (what 
               ))(Prepare)
 
 
-def _optimize(opt_level: int) -> list[str]:
-    return [f"O{opt_level}"] if opt_level > 0 else []
+def _optimize(cfg: Config) -> list[str]:
+    """The steps after differentiating: fast-math flags on the new code (when asked for),
+    then LLVM's -O level."""
+    steps = [_fast_math(cfg)] if cfg.fast_flags else []
+    return steps + ([f"O{cfg.opt_level}"] if cfg.opt_level > 0 else [])
 
 
-def gradient_pipeline(function: str, activities: Sequence[str], return_active: bool, *,
-                      opt_level: int = 2, name: str | None = None, return_primal: bool = False,
-                      inline: bool = True, show_activity: bool = False) -> str:
-    """The pipeline of `gradient_module` (`show_activity`: print the activity first)."""
+def _fast_math(cfg: Config) -> str:
+    return pass_text("fast-math", flags=list(cfg.fast_flags))
+
+
+def _start(cfg: Config) -> list[str]:
+    """The steps before preparing: fast-math flags on the primal (when asked for)."""
+    return [_fast_math(cfg)] if cfg.fast_flags else []
+
+
+def gradient_pipeline(function: str, activities: Sequence[str], return_active: bool,
+                      config: Config | None = None, *, show_activity: bool = False,
+                      **changes: Any) -> str:
+    """The pipeline of `gradient_module` (`show_activity`: print the activity first);
+    `changes` are options of `config` (`opt_level=0`, `name="g"` ...)."""
+    cfg = _config(config, changes)
     request = {"fn": function, "acts": list(activities),
                "ret": "active" if return_active else "const"}
-    primal = True if return_primal else None
-    steps = [prepare_pipeline([function], inline)]
+    primal = True if cfg.primal_returned(False) else None
+    steps = [prepare_pipeline([function], cfg.inline)]
     if show_activity:
         steps.append(pass_text("print-activity", **request))
-    steps.append(pass_text("reverse", **request, name=name, primal=primal))
+    steps.append(pass_text("reverse", **request, name=cfg.name, primal=primal))
     steps.append(pass_text("dupnoneed", **request, primal=primal))
-    return ",".join(steps + _optimize(opt_level))
+    return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 
-def forward_pipeline(function: str, activities: Sequence[str], *, width: int = 1,
-                     opt_level: int = 2, name: str | None = None, return_primal: bool = True,
-                     inline: bool = True) -> str:
+def forward_pipeline(function: str, activities: Sequence[str], config: Config | None = None,
+                     **changes: Any) -> str:
     """The pipeline of `forward_module`."""
+    cfg = _config(config, changes)
     forward = pass_text("forward", fn=function, acts=list(activities),
-                        width=width if width != 1 else None, name=name,
-                        primal=None if return_primal else False)
-    return ",".join([prepare_pipeline([function], inline), forward, *_optimize(opt_level)])
+                        width=cfg.width if cfg.width != 1 else None, name=cfg.name,
+                        primal=None if cfg.primal_returned(True) else False)
+    return ",".join([*_start(cfg), prepare_pipeline([function], cfg.inline), forward,
+                     *_optimize(cfg)])
 
 
-def enzyme_pipeline(targets: Sequence[str], *, opt_level: int = 2, inline: bool = True,
-                    show_activity: Sequence[tuple[str, Sequence[str], bool]] = ()) -> str:
+def _config(config: Config | None, changes: dict[str, Any]) -> Config:
+    cfg = config or DEFAULT
+    return cfg.replace(**changes) if changes else cfg
+
+
+def enzyme_pipeline(targets: Sequence[str], config: Config | None = None, *,
+                    show_activity: Sequence[tuple[str, Sequence[str], bool]] = (),
+                    **changes: Any) -> str:
     """The pipeline of `enzyme-py transform`: lower the `__enzyme_autodiff`/`__enzyme_fwddiff`
     calls, whose functions are `targets`; `show_activity` lists (function, activities, active
     return) to print first."""
-    steps = [prepare_pipeline(targets, inline)]
+    cfg = _config(config, changes)
+    steps = [prepare_pipeline(targets, cfg.inline)]
     steps += [pass_text("print-activity", fn=fn, acts=list(acts),
                         ret="active" if ret else "const") for fn, acts, ret in show_activity]
     steps.append("lower-enzyme")
-    return ",".join(steps + _optimize(opt_level))
+    return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 
 def run_pipeline(module: Module, text: str, on_stage: Stage | None = None) -> Module:
@@ -134,28 +160,26 @@ def _derive(module: Module, text: str, on_stage: Stage | None) -> tuple[Module, 
     return out, made[-1].derived
 
 
-def gradient_module(module: Module, function: str, activities: list[str], return_active: bool,
-                    *, opt_level: int = 2, name: str | None = None,
-                    return_primal: bool = False, inline: bool = True,
-                    on_stage: Stage | None = None) -> tuple[Module, str]:
-    """Canonicalize, differentiate `function`, optimize; returns (module, gradient name)."""
-    text = gradient_pipeline(function, activities, return_active, opt_level=opt_level,
-                             name=name, return_primal=return_primal, inline=inline,
+def gradient_module(module: Module, function: str, activities: Sequence[str],
+                    return_active: bool, config: Config | None = None, *,
+                    on_stage: Stage | None = None, **changes: Any) -> tuple[Module, str]:
+    """Canonicalize, differentiate `function`, optimize; returns (module, gradient name).
+    The options are `config`'s (opt level, inlining, name, return-primal), with `changes`."""
+    text = gradient_pipeline(function, activities, return_active, _config(config, changes),
                              show_activity=on_stage is not None)
     return _derive(module, text, on_stage)
 
 
-def forward_module(module: Module, function: str, activities: list[str], *,
-                   width: int = 1, opt_level: int = 2, name: str | None = None,
-                   return_primal: bool = True, inline: bool = True,
-                   on_stage: Stage | None = None) -> tuple[Module, str]:
+def forward_module(module: Module, function: str, activities: Sequence[str],
+                   config: Config | None = None, *, on_stage: Stage | None = None,
+                   **changes: Any) -> tuple[Module, str]:
     """Canonicalize a copy of `module`, add the forward derivative of `function`, optimize;
-    returns (module, name of the derivative). The forward twin of `gradient_module`.
+    returns (module, name of the derivative). The forward twin of `gradient_module` (the
+    options are `config`'s, with `changes`: width, name, return-primal, inlining, opt level).
 
     Example::
 
-        out, name = forward_module(parse(text), "f", ["dup", "const"])
+        out, name = forward_module(parse(text), "f", ["dup", "const"], width=2)
     """
-    text = forward_pipeline(function, activities, width=width, opt_level=opt_level,
-                            name=name, return_primal=return_primal, inline=inline)
+    text = forward_pipeline(function, activities, _config(config, changes))
     return _derive(module, text, on_stage)

@@ -12,6 +12,7 @@ may alias them): removing it cannot change any value the gradient computes.
 
 from __future__ import annotations
 
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.memory import MemObject, is_derived, may_alias, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function
@@ -30,7 +31,7 @@ def drop_unneeded_stores(grad: Function, primal: Function, activities: list[str]
     if params is None:
         return 0
     targets = frozenset(g for g, act in zip(params, activities, strict=True)
-                        if act == "dupnoneed" and g.type.is_pointer)
+                        if act == Activity.DUPNONEED and g.type.is_pointer)
     if not targets:
         return 0
     saved = [list(g.attrs) for g in params]
@@ -85,7 +86,7 @@ def _primal_parameters(grad: Function, activities: list[str]) -> list | None:
         if k >= len(grad.args):
             return None
         out.append(grad.args[k])
-        k += 2 if act in ("dup", "dupnoneed") else 1
+        k += 2 if Activity.parse(act).shadowed else 1
     return out
 
 

@@ -28,20 +28,69 @@ from enzyme_py.ad.enzyme_abi_calls import (
     split_call,
 )
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.types import carries_float
-from enzyme_py.ir.values import Argument, Value, const_float
+from enzyme_py.ir.values import Argument, ConstantExpr, Value, const_float
 
 AUTODIFF = "__enzyme_autodiff"
 
 
 def autodiff_calls(module: Module) -> list[I.Call]:
-    return [inst for fn in module.functions for inst in fn.instructions()
-            if isinstance(inst, I.Call) and is_marker_function(inst.callee_name, AUTODIFF)]
+    """The `__enzyme_autodiff` calls, innermost first (see `innermost_first`)."""
+    return innermost_first([inst for fn in module.functions for inst in fn.instructions()
+                            if isinstance(inst, I.Call)
+                            and is_marker_function(inst.callee_name, AUTODIFF)])
+
+
+def _referenced_functions(fn: Function) -> set[Function]:
+    """The functions `fn` reaches: called, or used as a value (a pointer passed on)."""
+    seen: set[Function] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        for inst in f.instructions():
+            for op in inst.operands:
+                while isinstance(op, ConstantExpr) and op.opcode in ("bitcast", "addrspacecast"):
+                    op = op.ops[0]
+                if isinstance(op, Function) and op not in seen:
+                    todo.append(op)
+    return seen
+
+
+def innermost_first(calls: list[I.Call]) -> list[I.Call]:
+    """`calls` ordered so that a call inside a function that another call differentiates
+    (directly or through callees) is lowered first: nested `__enzyme_autodiff`, the outer
+    gradient differentiates the inner gradient, never an unlowered call. Module order
+    otherwise (and for whatever is left of a cycle)."""
+    def target(call: I.Call) -> Function | None:
+        for a in call.args[:2]:  # after an sret destination, if any
+            while isinstance(a, ConstantExpr) and a.opcode in ("bitcast", "addrspacecast"):
+                a = a.ops[0]
+            if isinstance(a, Function):
+                return a
+        return None
+
+    reach = {id(c): _referenced_functions(t) if (t := target(c)) is not None else set()
+             for c in calls}
+    left = list(calls)
+    ordered: list[I.Call] = []
+    while left:
+        ready = [c for c in left
+                 if not any(o is not c and o.function in reach[id(c)] for o in left)]
+        if not ready:
+            ordered += left
+            break
+        ordered += ready
+        left = [c for c in left if all(c is not r for r in ready)]
+    return ordered
 
 
 def lower_autodiff_calls(module: Module) -> list[str]:
@@ -63,14 +112,15 @@ def lower_autodiff_calls(module: Module) -> list[str]:
     return [g.name or "" for g in made.values()]
 
 
-def _marker(v: Value) -> str | None:
+def _marker(v: Value) -> Activity | None:
     return MARKERS.get(marker_global(v) or "")
 
 
 def _default_activity(param: Argument) -> str:
     """Enzyme's default in reverse mode: integers const, floats out, pointers dup."""
-    return "const" if param.type.is_int else "out" if carries_float(param.type) \
-        else "dup" if param.type.is_pointer else "const"
+    return Activity.CONST if param.type.is_int else Activity.OUT \
+        if carries_float(param.type) else Activity.DUP if param.type.is_pointer \
+        else Activity.CONST
 
 
 def plan_call(module: Module, call: I.Call) -> CallPlan:
@@ -83,7 +133,7 @@ def plan_arguments(call: I.Call, target: Function, args: list[Value],
     """Read `args` (markers and values, after the function) as `__enzyme_autodiff` does."""
     activities, values = read_parameters(
         call, target, args, marker=_marker, default=_default_activity,
-        count=lambda act: 2 if act in ("dup", "dupnoneed") else 1)
+        count=lambda act: 2 if act.shadowed else 1)
     return CallPlan(call, target, tuple(activities), tuple(values), result_ptr)
 
 

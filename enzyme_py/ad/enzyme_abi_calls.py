@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from enzyme_py.analysis.activities import MARKERS, Activity
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -26,9 +27,6 @@ from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.printer import Slots
 from enzyme_py.ir.values import Argument, ConstantExpr, ConstantInt, Value, zero
 
-MARKERS = {"enzyme_dup": "dup", "enzyme_dupnoneed": "dupnoneed", "enzyme_const": "const",
-           "enzyme_out": "out"}
-
 
 @dataclass(frozen=True)
 class CallPlan:
@@ -36,7 +34,7 @@ class CallPlan:
 
     call: I.Call
     function: Function
-    activities: tuple[str, ...]
+    activities: tuple[Activity, ...]
     args: tuple[Value, ...]  # derivative arguments, before conversion to parameter types
     result_ptr: Value | None  # sret destination of the results, if the C ABI used one
     width: int = 1  # (forward mode) directions per sweep
@@ -92,16 +90,16 @@ def split_call(call: I.Call) -> tuple[Value | None, Function, list[Value]]:
 
 def read_parameters(call: I.Call, target: Function, args: list[Value], *,
                     marker: Callable[[Value], str | None],
-                    default: Callable[[Argument], str],
-                    count: Callable[[str], int],
-                    refuse: Callable[[str, Argument], str | None] = lambda act, p: None
-                    ) -> tuple[list[str], list[Value]]:
+                    default: Callable[[Argument], Activity],
+                    count: Callable[[Activity], int],
+                    refuse: Callable[[Activity, Argument], str | None] = lambda act, p: None
+                    ) -> tuple[list[Activity], list[Value]]:
     """The activity of each parameter of `target` and the values passed for it, read from
     the arguments of an Enzyme ABI call the way a mode passes them: an optional marker
     (`marker`; else `default(param)`), then `count(activity)` values. `refuse(act, param)`:
     the message of a marker the mode does not take, or None."""
     where = call_site(call)
-    activities: list[str] = []
+    activities: list[Activity] = []
     values: list[Value] = []
     i = 0
     for param in target.args:

@@ -41,6 +41,7 @@ from enzyme_py.ad.enzyme_abi_calls import (
     sret_type,
 )
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.activity import carries_float
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir import instructions as I
@@ -83,7 +84,7 @@ def lower_fwddiff_calls(module: Module) -> list[str]:
     return [g.name or "" for g in made.values()]
 
 
-def _marker(v: Value) -> str | None:
+def _marker(v: Value) -> Activity | str | None:  # "width": enzyme_width
     name = marker_global(v)
     if name == WIDTH:
         return "width"
@@ -94,7 +95,7 @@ def _refused(act: str, param: Argument, target: Function) -> str | None:
     """The markers forward mode does not take where a parameter's marker stands."""
     if act == "width":
         return "enzyme_width must come right after the function, before the arguments"
-    if act == "out":
+    if act is Activity.OUT:
         return (f"parameter {param.index} of @{target.name} is enzyme_out, which forward mode "
                 "does not have (pass a float as enzyme_dup, value then tangent)")
     return None
@@ -115,8 +116,9 @@ def plan_fwddiff_call(call: I.Call) -> CallPlan:
         args = args[2:]
     activities, values = read_parameters(
         call, target, args, marker=_marker,
-        default=lambda p: "dup" if p.type.is_pointer or carries_float(p.type) else "const",
-        count=lambda act: 1 + width if act in ("dup", "dupnoneed") else 1,
+        default=lambda p: Activity.DUP if p.type.is_pointer or carries_float(p.type)
+        else Activity.CONST,
+        count=lambda act: 1 + width if act.shadowed else 1,
         refuse=lambda act, param: _refused(act, param, target))
     return CallPlan(call, target, tuple(activities), tuple(values), result_ptr, width)
 

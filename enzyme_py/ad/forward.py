@@ -48,6 +48,7 @@ from enzyme_py.ad.forward_ops import forward_instruction, prepare_returned_shado
 from enzyme_py.ad.forward_state import ForwardOptions, ForwardState, Lanes, tangent_type
 from enzyme_py.ad.shadow import returned_pointer
 from enzyme_py.ad.signature import derivative_parameters, install_signature, parameter_types
+from enzyme_py.analysis.activities import FORWARD, Activity
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -60,7 +61,21 @@ from enzyme_py.ir.verifier import verify_function
 __all__ = ["FORWARD_ACTIVITIES", "ForwardOptions", "ForwardTransform", "forward_diff",
            "tangent_type"]
 
-FORWARD_ACTIVITIES = ("const", "dup", "dupnoneed")
+FORWARD_ACTIVITIES = FORWARD
+
+
+def _forward_activities(fn: Function, words: list[str]) -> list[Activity]:
+    """`words` as forward-mode activities (an error naming the argument for another word)."""
+    out = []
+    for arg, w in zip(fn.args, words, strict=True):
+        if w not in FORWARD:
+            hint = (" ('out' is a reverse-mode activity: in forward mode a float argument "
+                    "is 'dup', its tangent following it)") if w == Activity.OUT else ""
+            raise DifferentiationError(
+                f"argument {arg.index} of @{fn.name} ({arg.type}): unknown forward-mode "
+                f"activity {w!r}; use one of {', '.join(FORWARD)}{hint}")
+        out.append(Activity(w))
+    return out
 
 
 def forward_diff(module: Module, fn: Function, arg_activity: list[str],
@@ -110,7 +125,7 @@ class ForwardTransform:
         check_arity(fn, arg_activity)
         self.module = module
         self.primal = fn
-        self.arg_activity = arg_activity
+        self.arg_activity = _forward_activities(fn, arg_activity)
         self.options = options
         self.width = options.width
         self.return_active = carries_float(fn.return_type)
@@ -177,30 +192,24 @@ class ForwardTransform:
             if isinstance(inst, I.IndirectBr):
                 raise ctx.error(inst, f"'{inst.opcode}' is not supported in forward mode yet")
 
-    def _analysis_activities(self, ctx: DerivationContext) -> list[str]:
+    def _analysis_activities(self, ctx: DerivationContext) -> list[Activity]:
         """Our activities in the analysis' terms: a float `dup` is an active input (`out`)."""
         out = []
         for arg, act in zip(ctx.work.args, self.arg_activity, strict=True):
-            where = f"argument {arg.index} of @{self.primal.name} ({arg.type})"
-            if act not in FORWARD_ACTIVITIES:
-                hint = (" ('out' is a reverse-mode activity: in forward mode a float argument "
-                        "is 'dup', its tangent following it)") if act == "out" else ""
-                raise DifferentiationError(
-                    f"{where}: unknown forward-mode activity {act!r}; use one of "
-                    f"{', '.join(FORWARD_ACTIVITIES)}{hint}")
-            if act == "const" or arg.type.is_pointer:
+            if act is Activity.CONST or arg.type.is_pointer:
                 out.append(act)
             elif carries_float(arg.type):
-                out.append("out")
+                out.append(Activity.OUT)
             else:
-                raise DifferentiationError(f"{where} carries no derivative: it cannot be "
-                                           f"'{act}' (use 'const')")
+                raise DifferentiationError(
+                    f"argument {arg.index} of @{self.primal.name} ({arg.type}) carries no "
+                    f"derivative: it cannot be '{act}' (use 'const')")
         return out
 
-    def _follows(self, arg: Argument, act: str) -> list[Argument]:
+    def _follows(self, arg: Argument, act: Activity) -> list[Argument]:
         """What follows an argument in the signature: `width` shadows (a pointer) or tangents
         (a float), unless it is const."""
-        if act == "const":
+        if act is Activity.CONST:
             return []
         k = self.width
         base = names.shadow(arg) if arg.type.is_pointer else names.tangent(arg)

@@ -29,6 +29,7 @@ from enzyme_py.ad.masked_memory import forward_masked
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
 from enzyme_py.ad.shadow import check_integer_copy, stores_shadowed_pointer
 from enzyme_py.analysis import memory
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.memory import DEALLOCATION_FUNCTIONS, underlying
 from enzyme_py.analysis.memory_effects import memory_intrinsic, writes_through_argument
 from enzyme_py.ir import instructions as I
@@ -304,22 +305,22 @@ def _defined_call(st: ForwardState, call: I.Call, g: Function) -> None:
     shadows of pointer arguments into active memory and the tangents of active floats."""
     shadow_returned = returns_shadowed(st.ctx, call)
     slot = st.returned_shadow_slots.get(call)
-    acts: list[str] = []
+    acts: list[Activity] = []
     more: list[tuple[Value, ...]] = []
     for i, a in enumerate(call.args):
         t = st.tangent(a) if carries_float(a.type) else None
         if a.type.is_pointer and st.ctx.activity.touches_shadow(a):
-            acts.append("dup")
+            acts.append(Activity.DUP)
             more.append(st.shadows(a))
             continue
         if a.type.is_pointer and writes_through_argument(g, i):
             raise st.ctx.error(call, f"@{g.name} may write memory through argument {i}, "
                                      "which has no shadow, and could not be inlined (is it "
                                      "recursive?); such calls are not supported yet")
-        acts.append("dup" if t is not None else "const")
+        acts.append(Activity.DUP if t is not None else Activity.CONST)
         more.append(t or ())
     returns_float = carries_float(call.type)
-    if returns_float and "dup" in acts and call in st.ctx.activity.useful and \
+    if returns_float and Activity.DUP in acts and call in st.ctx.activity.useful and \
             call not in st.ctx.activity.varied:
         raise st.ctx.error(call, f"@{g.name} reads active memory and could not be inlined (is "
                                  "it recursive?); its result's derivative cannot be followed "

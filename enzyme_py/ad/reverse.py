@@ -20,7 +20,10 @@ This module drives the derivation; what it holds while it runs is a `ReverseStat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from enzyme_py.ad import names
+from enzyme_py.ad.activity_arguments import transform_activities
 from enzyme_py.ad.calls import finish_split_calls, rewrite_split_calls
 from enzyme_py.ad.context import (
     DerivationContext,
@@ -54,6 +57,7 @@ from enzyme_py.ad.signature import (
     result_type,
 )
 from enzyme_py.ad.split import split_gradient
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.loops import find_loops
 from enzyme_py.analysis.memory_effects import memory_effects
@@ -68,7 +72,8 @@ from enzyme_py.ir.verifier import verify_function
 __all__ = ["ReverseOptions", "ReverseTransform", "reverse_diff"]
 
 
-def reverse_diff(module: Module, fn: Function, arg_activity: list[str], return_active: bool,
+def reverse_diff(module: Module, fn: Function, arg_activity: Sequence[str | Activity],
+                 return_active: bool,
                  options: ReverseOptions | None = None) -> Function:
     """Add the reverse-mode gradient of `fn` to `module` and return it.
 
@@ -114,20 +119,20 @@ class _Callees:
         return got
 
 
-def _follows(arg: Argument, act: str) -> list[Argument]:
+def _follows(arg: Argument, act: Activity) -> list[Argument]:
     """What follows an argument in the gradient's signature: its shadow when dup."""
-    if act in ("dup", "dupnoneed"):
+    if act.shadowed:
         return [Argument(T.PTR, names.shadow(arg) if arg.name else None)]
     return []
 
 
 class ReverseTransform:
-    def __init__(self, module: Module, fn: Function, arg_activity: list[str],
+    def __init__(self, module: Module, fn: Function, arg_activity: Sequence[str | Activity],
                  return_active: bool, options: ReverseOptions) -> None:
         check_body(fn)
         self.module = module
         self.primal = fn
-        self.arg_activity = arg_activity
+        self.arg_activity = transform_activities(fn, arg_activity)
         self.return_active = return_active
         self.options = options
 
@@ -223,7 +228,7 @@ class ReverseTransform:
 
     def _result_types(self) -> list[T.Type]:
         types = [a.type for a, act in zip(self.primal.args, self.arg_activity, strict=True)
-                 if act == "out"]
+                 if act is Activity.OUT]
         if self.options.return_primal and not self.primal.return_type.is_void:
             types.insert(0, self.primal.return_type)
         return types
@@ -345,7 +350,7 @@ def _emit_return(st: ReverseState) -> None:
     work, acts = st.ctx.work, st.ctx.activities
     b = st.b.position_at_end(st.sweep.rev_return)
     st.frees.release(b)
-    outs = [a for a, act in zip(work.args, acts, strict=True) if act == "out"]
+    outs = [a for a, act in zip(work.args, acts, strict=True) if act is Activity.OUT]
     values = [st.take_adjoint(a) if st.is_active(a) else zero(a.type) for a in outs]
     ret_value = st.sweep.ret_value
     if st.options.return_primal and ret_value is not None:

@@ -23,6 +23,7 @@ from enzyme_py.ad.reverse_state import ReverseState
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
 from enzyme_py.ad.runtime import copy_adjoint_function, move_adjoint_function
 from enzyme_py.ad.shadow import check_integer_copy
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.memory_effects import memory_intrinsic, write_after
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -104,7 +105,7 @@ def _allocation(st: ReverseState, call: I.Call) -> None:
         b.call(callee, args, function_type=ftype)
 
 
-def _call_gradient(st: ReverseState, call: I.Call, acts: list[str], grad: Function,
+def _call_gradient(st: ReverseState, call: I.Call, acts: list[Activity | str], grad: Function,
                    grad_type: T.FunctionType, with_seed: bool,
                    tape: Value | None = None) -> None:
     """Call a gradient (generated or the user's) and add what it returns to the arguments."""
@@ -112,7 +113,7 @@ def _call_gradient(st: ReverseState, call: I.Call, acts: list[str], grad: Functi
     args: list[Value] = []
     for a, act in zip(call.args, acts, strict=True):
         args.append(st.tape.lookup(a))
-        if act == "dup":
+        if act == Activity.DUP:
             args.append(st.reverse_shadow(a))
         elif act == "null":  # a rule that takes a shadow for every pointer: none here
             args.append(zero(T.PTR))
@@ -125,7 +126,7 @@ def _call_gradient(st: ReverseState, call: I.Call, acts: list[str], grad: Functi
                                  f"the call needs {len(args)} (each dup pointer is followed by "
                                  "its shadow, then the seed when the result is a float)")
     result = b.call(grad, args, function_type=grad_type)
-    outs = [a for a, act in zip(call.args, acts, strict=True) if act == "out"]
+    outs = [a for a, act in zip(call.args, acts, strict=True) if act == Activity.OUT]
     if outs and grad_type.ret.is_void:
         raise st.ctx.error(call, f"@{grad.name} returns nothing, but {len(outs)} float "
                                  "argument(s) need their adjoints")
@@ -137,9 +138,10 @@ def _custom_call(st: ReverseState, call: I.Call, custom) -> None:
     acts = call_activities(st, call)
     # The user's reverse function takes every float argument's adjoint slot position, so
     # float arguments are `out` whether or not they are active here.
-    acts = ["out" if a.type.is_float else act for a, act in zip(call.args, acts, strict=True)]
+    acts = [Activity.OUT if a.type.is_float else act
+            for a, act in zip(call.args, acts, strict=True)]
     if custom.every_shadow:
-        acts = ["null" if a.type.is_pointer and act == "const" else act
+        acts = ["null" if a.type.is_pointer and act == Activity.CONST else act
                 for a, act in zip(call.args, acts, strict=True)]
         _check_arrays_kept(st, call, "its custom_vjp rule")
     with_seed = carries_float(call.type)
@@ -150,7 +152,7 @@ def _custom_call(st: ReverseState, call: I.Call, custom) -> None:
         args: list[Value] = []
         for a, act in zip(call.args, acts, strict=True):
             args.append(a)
-            if act == "dup":
+            if act == Activity.DUP:
                 args.append(st.forward_shadow(a))  # may insert code before the call
         at = Builder().position_before(call)
         if len(args) != len(aug.function_type.params):
@@ -180,21 +182,21 @@ def _custom_jvp_call(st: ReverseState, call: I.Call, rule) -> None:
         raise st.ctx.error(call, f"@{call.callee_name} has a forward-mode rule only; "
                                  "reverse mode needs a custom_vjp rule (or a tangent function)")
     _check_arrays_kept(st, call, "the reverse of its custom_jvp rule")
-    acts: list[str] = []
+    acts: list[Activity] = []
     args: list[Value] = []
     for a in call.args:
         value = st.tape.lookup(a)
-        acts.append("const")
+        acts.append(Activity.CONST)
         args.append(value)
         if a.type.is_pointer:
             if st.ctx.activity.touches_shadow(a):
-                acts.append("dup")
+                acts.append(Activity.DUP)
                 args.extend([value, st.reverse_shadow(a)])
             else:
-                acts.append("const")
+                acts.append(Activity.CONST)
                 args.append(value)
         elif a.type.is_float:
-            acts.append("out")
+            acts.append(Activity.OUT)
             args.append(zero(a.type))  # the tangent's value does not matter (linear)
     ret_active = st.is_active(call)
     grad = st.callees.gradient(g, acts, ret_active)

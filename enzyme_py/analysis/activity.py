@@ -15,8 +15,10 @@ a varied value stored where no shadow can follow it and loaded back on a useful 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from enzyme_py.analysis.activities import WORDS, Activity, parse_activities
 from enzyme_py.analysis.errors import AnalysisError
 from enzyme_py.analysis.memory import (
     UNKNOWN,
@@ -33,7 +35,7 @@ from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Argument, Value
 
-ACTIVITIES = ("const", "dup", "dupnoneed", "out")
+ACTIVITIES = WORDS  # the words of `acts=` (kept for the printers and the CLI's help)
 
 
 def _mem_call_kind(inst: I.Instruction) -> str | None:
@@ -41,9 +43,11 @@ def _mem_call_kind(inst: I.Instruction) -> str | None:
 
 
 @dataclass(frozen=True)
-class Activity:
+class ActivityResult:
+    """What `analyze_activity` found for one function and its argument activities."""
+
     function: Function
-    arg_activity: tuple[str, ...]
+    arg_activity: tuple[Activity, ...]
     return_active: bool
     varied: frozenset[Value]
     useful: frozenset[Value]
@@ -90,11 +94,11 @@ class Activity:
         return False
 
 
-def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
+def analyze_activity(fn: Function, arg_activity: Sequence[str | Activity],
                      return_active: bool,
                      inactive_calls: frozenset[str] | set[str] = frozenset(),
                      return_shadow: bool = False,
-                     dup_globals: frozenset[Value] = frozenset()) -> Activity:
+                     dup_globals: frozenset[Value] = frozenset()) -> ActivityResult:
     """Activity of `fn` for the given argument activities (`const`/`dup`/`dupnoneed`/`out`);
     calls to `inactive_calls` carry no derivative. `return_shadow`: `fn` returns a pointer
     whose memory the caller differentiates through, so the memory it allocates and returns
@@ -103,13 +107,15 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
     if len(arg_activity) != len(fn.args):
         raise AnalysisError(f"@{fn.name} takes {len(fn.args)} arguments, but "
                             f"{len(arg_activity)} activities were given")
+    try:
+        arg_activity = parse_activities(arg_activity)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
     for arg, act in zip(fn.args, arg_activity, strict=True):
-        if act not in ACTIVITIES:
-            raise AnalysisError(f"unknown activity {act!r} (one of {', '.join(ACTIVITIES)})")
-        if act in ("dup", "dupnoneed") and not arg.type.is_pointer:
+        if act.shadowed and not arg.type.is_pointer:
             raise AnalysisError(f"argument {arg.index} of @{fn.name} is {arg.type}, not a "
                                 f"pointer: it cannot be '{act}' (use 'out' or 'const')")
-        if act == "out" and not carries_float(arg.type):
+        if act is Activity.OUT and not carries_float(arg.type):
             raise AnalysisError(f"argument {arg.index} of @{fn.name} is {arg.type}: only "
                                 "floating point arguments can be 'out' (use 'dup' for pointers)")
     if return_active and not carries_float(fn.return_type):
@@ -117,7 +123,7 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
                             "floating point result")
     insts = list(fn.instructions())
     dup_args: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
-                            if act in ("dup", "dupnoneed")}
+                            if act.shadowed}
     dup_args |= dup_globals
     if return_shadow and fn.return_type.is_pointer:
         dup_args |= {o for i in insts if isinstance(i, I.Ret) and i.value is not None
@@ -148,8 +154,8 @@ def analyze_activity(fn: Function, arg_activity: list[str] | tuple[str, ...],
                 shrank = True
     shadowed |= derived
     _check_lost_derivatives(insts, varied, useful, shadowed)
-    return Activity(fn, tuple(arg_activity), return_active, frozenset(varied), frozenset(useful),
-                    active, shadowed)
+    return ActivityResult(fn, tuple(arg_activity), return_active, frozenset(varied),
+                          frozenset(useful), active, shadowed)
 
 
 def _merged_with_shadowed(insts: list[I.Instruction],
@@ -269,11 +275,11 @@ def _shares_globals(dup_globals: frozenset[Value], inactive_calls):
     return shares
 
 
-def _varied(insts: list[I.Instruction], fn: Function, arg_activity,
+def _varied(insts: list[I.Instruction], fn: Function, arg_activity: Sequence[Activity],
             dup_args: set[Argument], inactive_calls, objs, reach, shares) -> set[Value]:
     """Values (and memory objects) that depend on an active input; a fixpoint."""
     varied: set[Value] = {a for a, act in zip(fn.args, arg_activity, strict=True)
-                          if act == "out"}
+                          if act is Activity.OUT}
     varied |= dup_args  # as memory objects: their contents are active inputs
     changed = True
     while changed:

@@ -28,6 +28,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -56,6 +57,7 @@ from enzyme_py.backend.signatures import (
 from enzyme_py.backend.target import _host, _machine, _target_host
 from enzyme_py.backend.text import _scratch
 from enzyme_py.errors import BackendError, CallError
+from enzyme_py.stage_times import stage
 
 
 @functools.cache
@@ -173,6 +175,7 @@ class JITModule:
     def __init__(self, ir: str, tracker: Any, addresses: dict[str, int],
                  functions: dict[str, _FunctionInfo]) -> None:
         self.ir: str = ir  #: the optimized LLVM text that was compiled
+        self.object: bytes | None = None  #: its object file, when asked for (`keep_object`)
         self._tracker = tracker  # OrcJIT unloads the code when this is collected
         self._addresses = addresses
         self._functions = functions
@@ -291,12 +294,18 @@ def _vector_library() -> vector_math.VectorLibrary:
     return _libmvec
 
 
-def compile_ir(text: str, opt_level: int = 2) -> JITModule:
+def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
+               keep_object: bool = False, object_code: bytes | None = None) -> JITModule:
     """Parse, verify, optimize (unless `opt_level` is 0) and JIT-compile LLVM text (OrcJIT).
 
     From -O2 on, where the host has glibc's libmvec, loops calling sin, cos, exp, log or pow
     are vectorized with it (see `vector_math`), and a floating-point sum does not stop the
     vectorizer: it is kept in source order. ENZYME_PY_NO_LIBMVEC=1 switches both off.
+    `preoptimized`: `text` is the optimized text of an earlier compile (`JITModule.ir`);
+    only code generation runs (at `opt_level`). `keep_object`: generate the machine code as
+    an object file first (kept as `JITModule.object`, for the persistent cache); with
+    `object_code` (such a file, made from the same preoptimized `text`), no code is generated
+    at all: the object is linked as it is.
 
     Example::
 
@@ -306,15 +315,23 @@ def compile_ir(text: str, opt_level: int = 2) -> JITModule:
         1.5
     """
     _check_level(opt_level)
-    check_jit(text, opt_level)  # what LLVM would end the process on (see `jit_check`)
+    if object_code is not None and not preoptimized:
+        raise BackendError("object code is linked only with the preoptimized text it was "
+                           "made from")
+    if not preoptimized:  # (preoptimized text is this backend's own output)
+        with stage("LLVM: check the target"):
+            check_jit(text, opt_level)  # what LLVM would end the process on (`jit_check`)
     library = _vector_library()
-    vectorize = opt_level >= 2 and bool(library)
+    vectorize = opt_level >= 2 and bool(library) and not preoptimized
     if vectorize:
         text = vector_math.annotate(text, library)
-    with _scratch(text) as module:
+    with ExitStack() as scope:
+        with stage("LLVM: parse and verify"):
+            module = scope.enter_context(_scratch(text))
         _target_host(module)
-        if opt_level:
-            _run_pipeline(module, opt_level, True, True, ordered_reductions=vectorize)
+        if opt_level and not preoptimized:
+            with stage(f"LLVM: -O{opt_level}"):
+                _run_pipeline(module, opt_level, True, True, ordered_reductions=vectorize)
         optimized = str(module)
         missing = _unresolved(module)
         functions = {fn.name: _describe_function(fn) for fn in module.functions
@@ -326,14 +343,36 @@ def compile_ir(text: str, opt_level: int = 2) -> JITModule:
                            f"the process: {', '.join('@' + n for n in missing)}")
     wrappers = [info for info in functions.values() if _returns_struct(info)]
     builder = llvm.JITLibraryBuilder().add_current_process()
-    builder.add_ir("\n\n".join([optimized, *map(_sret_wrapper, wrappers)]) + "\n")
+    link_text = "\n\n".join([optimized, *map(_sret_wrapper, wrappers)]) + "\n"
+    obj = object_code
+    if obj is None and keep_object:
+        with stage("LLVM: code generation (object file)"):
+            obj = _emit_object(link_text, opt_level)
+    if obj is not None:
+        builder.add_object_img(obj)
+    else:
+        builder.add_ir(link_text)
     exports = [*functions, *globals_, *(_sret_name(info.name) for info in wrappers)]
     for name in exports:
         builder.export_symbol(name)
     try:
-        tracker = _link(builder, opt_level)
+        with stage("LLVM: code generation and linking"):
+            tracker = _link(builder, opt_level)
     except RuntimeError as err:
         raise BackendError(f"LLVM could not compile and link the module: {err} (a symbol "
                            "the code generator calls may be missing from the process; LLVM "
                            "names it on stderr)") from None
-    return JITModule(optimized, tracker, {name: tracker[name] for name in exports}, functions)
+    jm = JITModule(optimized, tracker, {name: tracker[name] for name in exports}, functions)
+    jm.object = obj
+    return jm
+
+
+def _emit_object(text: str, level: int) -> bytes:
+    """Machine code of `text` for the host, as an object file (the machine the JIT uses)."""
+    machine = _machine(level)
+    with _scratch(text) as module, _emit_lock:  # (one code generation per machine at a time)
+        _target_host(module)
+        return machine.emit_object(module)
+
+
+_emit_lock = threading.Lock()

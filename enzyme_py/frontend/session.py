@@ -74,6 +74,8 @@ class CompileSession:
     in_progress: dict[tuple[object, tuple[FType, ...]], Function] = field(default_factory=dict)
     return_types: dict[tuple[object, tuple[FType, ...]], FType] = field(default_factory=dict)
     sites: list[ErrorSite] = field(default_factory=list)
+    # (owner function, dotted name, object) of every global looked up, in order
+    global_reads: list[tuple[object, tuple[str, ...], object]] = field(default_factory=list)
     _inferring: set = field(default_factory=set)
     kept_calls: set[Function] = field(default_factory=set)  # functions with a custom rule
     # specializations some call cycle returns to (see `recursion_guard`)
@@ -97,6 +99,11 @@ class CompileSession:
         gv = GlobalVariable(self.error_name, t, zero(t))  # type: ignore[arg-type]
         gv.suffix = ["align 8"]
         return self.module.add_global(gv)
+
+    def note_global(self, owner: object, names: tuple[str, ...], value: object) -> None:
+        """A global the front end looked up while compiling `owner` (see
+        `Typer.resolve_global`): kept in `global_reads`, in order, for the persistent cache."""
+        self.global_reads.append((owner, names, value))
 
     def add_site(self, site: ErrorSite) -> int:
         self.sites.append(site)
@@ -191,6 +198,12 @@ def _parse_source(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
 
 
 def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
+    typer = _new_typer(pyfunc, arg_types, session)
+    typer.on_global = session.note_global
+    return typer
+
+
+def _new_typer(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
     if isinstance(pyfunc, LocalFunction):
         fdef = pyfunc.with_captures()
         params = _param_names(fdef, pyfunc.src, len(arg_types))

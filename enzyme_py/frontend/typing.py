@@ -12,6 +12,7 @@ typed by the `call_types.CallTyper` mixin, containers by the `tree_typing.TreeTy
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from enzyme_py.frontend import (
     comprehensions,
@@ -58,6 +59,10 @@ class Typer(CallTyper, TreeTyper):
                  inherited: dict | None = None) -> None:
         self.fdef = fdef
         self.globals = globals_
+        self.owner = owner
+        # called with (owner, dotted name, object) for each global looked up (see
+        # `resolve_global`); set by the session
+        self.on_global: Callable[[object, tuple[str, ...], object], None] | None = None
         self.src = src
         self.return_type_of = return_type_of
         # nested defs and named lambdas (see `local_functions`), and those of enclosing ones
@@ -540,7 +545,16 @@ class Typer(CallTyper, TreeTyper):
 
     def resolve_global(self, e: ast.expr) -> object:
         """The object a global name or dotted name (`math.pi`, `np.sin`) refers to, or a
-        local function's."""
+        local function's. Each lookup of a global is reported to `on_global` (the persistent
+        cache checks the same names resolve to the same things before it reuses code)."""
+        got = self._resolve(e)
+        if self.on_global is not None:
+            names = _dotted(e)
+            if names and names[0] not in self.local_functions:
+                self.on_global(self.owner, names, got)
+        return got
+
+    def _resolve(self, e: ast.expr) -> object:
         if isinstance(e, ast.Name):
             if e.id in self.local_functions:
                 return self.local_functions[e.id]
@@ -550,11 +564,21 @@ class Typer(CallTyper, TreeTyper):
 
             return getattr(builtins, e.id, _MISSING)
         if isinstance(e, ast.Attribute):
-            base = self.resolve_global(e.value)
+            base = self._resolve(e.value)
             if base is _MISSING:
                 return _MISSING
             return getattr(base, e.attr, _MISSING)
         return _MISSING
+
+
+def _dotted(e: ast.expr) -> tuple[str, ...]:
+    """`math.pi` as ("math", "pi"); () for anything but a dotted name."""
+    if isinstance(e, ast.Name):
+        return (e.id,)
+    if isinstance(e, ast.Attribute):
+        base = _dotted(e.value)
+        return (*base, e.attr) if base else ()
+    return ()
 
 
 def _dot_type(a: Array, b: Array, e: ast.AST, src: SourceInfo) -> FType:

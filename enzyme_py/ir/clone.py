@@ -119,7 +119,8 @@ def symbol_importer(target: Module) -> GlobalMap:
             return target.add_function(fn)
         if isinstance(g, GlobalVariable):
             gv = GlobalVariable(g.name, g.value_type, None, g.is_constant)
-            gv.prefix = ["external"]
+            gv.prefix = ["external", *(w for w in g.prefix if w.startswith("addrspace("))]
+            gv.type = g.type
             return target.add_global(gv)
         raise ValueError(f"cannot import symbol @{g.name} of kind {type(g).__name__}")
 

@@ -16,7 +16,7 @@ from enzyme_py.ir.module import Alias, Function, GlobalVariable, Module
 from enzyme_py.ir.names import unescape
 from enzyme_py.ir.parse_base import _name_of
 from enzyme_py.ir.parse_instructions import FunctionBodyParser
-from enzyme_py.ir.values import Argument, GlobalValue, Value
+from enzyme_py.ir.values import Argument, GlobalValue, Value, global_pointer_type
 
 _GLOBAL_NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"\n]*")'
 _TYPE_SCAN = re.compile(r"^%(" + _GLOBAL_NAME + r")[ \t]*=[ \t]*type\b", re.MULTILINE)
@@ -232,6 +232,7 @@ class ModuleParser(FunctionBodyParser):
         gv = self._defined(name, GlobalVariable)
         assert isinstance(gv, GlobalVariable)
         gv.prefix = prefix
+        gv.type = global_pointer_type(prefix)  # `addrspace(3) global`: a ptr addrspace(3)
         gv.is_constant = kind == "constant"
         gv.value_type = self.parse_type()
         if not ({"external", "extern_weak"} & set(prefix)):

@@ -336,6 +336,15 @@ class GlobalValue(Constant):
         return "external"
 
 
+def global_pointer_type(prefix: list[str]) -> T.Type:
+    """The type of a global's address: `ptr`, or `ptr addrspace(N)` when its definition says
+    `addrspace(N)` among the words before `global`."""
+    for word in prefix:
+        if word.startswith("addrspace(") and word.endswith(")"):
+            return T.PointerType(int(word[len("addrspace("):-1]))
+    return T.PTR
+
+
 LINKAGES = frozenset({
     "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
     "extern_weak", "linkonce_odr", "weak_odr", "external",

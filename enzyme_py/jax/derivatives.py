@@ -27,7 +27,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from enzyme_py.api import Options, _build, _only_export, _written_arrays, optimize_before_ad
+from enzyme_py.api import Options, build_module, optimize_before_ad
+from enzyme_py.api.compile import only_export, written_arrays
 from enzyme_py.array_results import Item, add_output_wrapper, result_items, slot_activities
 from enzyme_py.errors import CallError
 from enzyme_py.frontend import Array, FType
@@ -116,14 +117,14 @@ def build_plan(f: Callable, types: tuple[FType, ...], kind: str,
     from enzyme_py.ad.driver import forward_module, gradient_module
 
     name = getattr(f, "__name__", "f")
-    module, compiled, session = _build(f, types, Options(bounds_check=bounds_check), True)
+    module, compiled, session = build_module(f, types, Options(bounds_check=bounds_check), True)
     if isinstance(compiled.return_type, NoneType):
         raise CallError(f"enzyme_py.jax: {name}() returns nothing; inside JAX a function "
                         "must return its results (arrays, numbers, or a tuple of them)")
     items = result_items(compiled.return_type, name)
     wname = add_output_wrapper(session, compiled, f)
     module = optimize_before_ad(module, 2)
-    written = {i for i in _written_arrays(module.get_function(wname), compiled.arg_types)
+    written = {i for i in written_arrays(module.get_function(wname), compiled.arg_types)
                if i < len(types)}
     if written:
         params = compiled.param_names
@@ -146,7 +147,7 @@ def build_plan(f: Callable, types: tuple[FType, ...], kind: str,
                                      return_primal=False)
     else:
         raise ValueError(f"unknown kind {kind!r}")
-    _only_export(out, callee)
+    only_export(out, callee)
     fn = out.get_function(callee)
     b.params_for()
     param_types = tuple(str(p) for p in fn.function_type.params)

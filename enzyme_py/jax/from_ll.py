@@ -25,7 +25,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from enzyme_py.api import _only_export
+from enzyme_py.api.compile import only_export
 from enzyme_py.errors import CallError
 from enzyme_py.frontend import Array, FType, Scalar
 from enzyme_py.frontend.ftypes import scalar_of_dtype
@@ -255,7 +255,7 @@ class _LLPlan:
                 out, callee = forward_module(out, callee, hvp, opt_level=0, return_primal=False)
         if len(self.stores) > 1:
             self.stores = [Store(s.ret, k) for k, s in enumerate(self.stores)]
-        _only_export(out, callee)
+        only_export(out, callee)
         fn = out.get_function(callee)
         param_types = tuple(str(t) for t in fn.function_type.params)
         if len(param_types) != len(p):

@@ -91,9 +91,9 @@ class Op:
         result is a tuple."""
         got = self._items.get(types)
         if got is None:
-            from enzyme_py.api import Options, _build
+            from enzyme_py.api import Options, build_module
 
-            rt = _build(self.f, types, Options(bounds_check=self.bounds_check), True)[1] \
+            rt = build_module(self.f, types, Options(bounds_check=self.bounds_check), True)[1] \
                 .return_type
             if isinstance(rt, NoneType):
                 raise CallError(f"enzyme_py.jax: {self.label}() returns nothing; inside JAX "

@@ -4,6 +4,11 @@ Every ``tests/ad/c/*.c`` program calls ``__enzyme_autodiff`` the way Enzyme user
 compares the gradient with central finite differences of the primal, prints one
 ``PASS name`` / ``FAIL name ...`` line per check and exits non-zero on any failure.
 
+The programs are the kernel corpus shared with forward mode: each holds its kernel once,
+and most also hold, behind ``#ifdef FORWARD_MODE`` (see ``kernel_test.h``), a
+``__enzyme_fwddiff`` driver that ``tests/ad/forward/test_fwd_c_programs.py`` builds with
+``-DFORWARD_MODE``; built as here, without the flag, the reverse-mode driver runs.
+
 ``test_c_program`` runs the real pipeline for each program at ``-O0`` and ``-O2``::
 
     clang-22 -O{0,2} -S -emit-llvm prog.c -o prog.ll
@@ -44,11 +49,13 @@ def test_corpus_shape() -> None:
     assert len(PROGRAMS) >= 45, f"only {len(PROGRAMS)} programs in {C_DIR}"
     for prog in PROGRAMS:
         text = prog.read_text()
-        assert '#include "enzyme_test.h"' in text, prog.name
+        assert '#include "kernel_test.h"' in text, prog.name
         assert re.search(r"__enzyme_autodiff\(\(void \*\)\w+", text), prog.name
         assert "#ifdef REFERENCE_GRADIENT" in text, prog.name
         assert "return test_exit();" in text, prog.name
         assert "malloc" not in text and "rand()" not in text, prog.name
+        if "#ifdef FORWARD_MODE" in text:  # the driver of each mode, the kernel shared
+            assert "#else /* reverse mode */" in text, prog.name
 
 
 @pytest.mark.parametrize("opt", OPT_LEVELS, ids=lambda o: o.lstrip("-"))

@@ -14,6 +14,7 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir import parse
 from enzyme_py.ir.module import Block, Function
 from tests.ad.test_reverse_golden import TRIANGULAR
+from tests.finite_diff import fd_deriv, fd_grad
 
 # sum_i sum_j (x[i, j] - a[j])^2 through a scratch row `t` rewritten on every outer iteration
 # (ADBench GMM's shape). `{outer_test}` is the outer loop's exit test.
@@ -220,16 +221,9 @@ def while_rows(a, x):
     return s
 
 
-def _fd(f, args: tuple, argnum: int, h: float = 1e-6) -> np.ndarray:
-    base = args[argnum]
-    g = np.zeros_like(base)
-    for k in np.ndindex(base.shape):
-        hi, lo = base.copy(), base.copy()
-        hi[k] += h
-        lo[k] -= h
-        g[k] = (f(*args[:argnum], hi, *args[argnum + 1:])
-                - f(*args[:argnum], lo, *args[argnum + 1:])) / (2 * h)
-    return g
+def _fd(f, args: tuple, argnum: int) -> np.ndarray:
+    """Central differences of f(*args) with respect to args[argnum]."""
+    return fd_grad(lambda a: f(*args[:argnum], a, *args[argnum + 1:]), args[argnum])
 
 
 @pytest.mark.parametrize(("n", "d"), [(1, 1), (5, 2), (37, 11)])
@@ -307,7 +301,6 @@ def test_header_phi_gradient_past_the_first_capacity(x) -> None:
     jm = compile_ir(str(out), opt_level=2)
     f, df = jm.function("f"), jm.function(grad)
     got = df(x, 0.1, 1.0)
-    h = 1e-3
-    want_dx = (f(x + h, 0.1) - f(x - h, 0.1)) / (2 * h)
-    want_dc = (f(x, 0.1 + 1e-7) - f(x, 0.1 - 1e-7)) / 2e-7
+    want_dx = fd_deriv(lambda t: f(t, 0.1), x, h=1e-3)
+    want_dc = fd_deriv(lambda c: f(x, c), 0.1, h=1e-7)
     np.testing.assert_allclose(got, [want_dx, want_dc], rtol=1e-4, atol=1e-12)

@@ -14,6 +14,7 @@ from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.backend import compile_ir
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import parse
+from tests.finite_diff import fd_grad as _fd
 
 SQUARE = """
 define double @f(double %x) {
@@ -134,15 +135,6 @@ def _compile(ir: str, name: str, acts: list[str], ret: bool):
     out, grad = gradient_module(parse(ir), name, acts, ret, opt_level=2)
     jm = compile_ir(str(out), opt_level=2)
     return jm.function(name), jm.function(grad)
-
-
-def _fd(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        e = np.zeros_like(x)
-        e[k] = h
-        g[k] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 def _close(got, want, rtol=1e-6, atol=1e-8) -> None:

@@ -15,6 +15,7 @@ import pytest
 from enzyme_py.ad.driver import gradient_module
 from enzyme_py.backend import compile_ir
 from enzyme_py.ir import parse
+from tests.finite_diff import fd_grad
 
 # x <- x^(2^n) by a recursion that writes through its pointer argument.
 RECURSIVE_WRITER = """
@@ -210,13 +211,7 @@ def _gradient(ir: str, acts: list[str], ret: bool, opt_level: int = 2):
 def _fd(ir: str, x: np.ndarray, extra: tuple, value, h: float = 1e-6) -> np.ndarray:
     """Central differences of `value(f, x)` with respect to each x[k]."""
     f = compile_ir(ir, opt_level=0).function("f")
-    out = np.zeros_like(x)
-    for k in range(x.size):
-        xp, xm = x.copy(), x.copy()
-        xp[k] += h
-        xm[k] -= h
-        out[k] = (value(f, xp, extra) - value(f, xm, extra)) / (2 * h)
-    return out
+    return fd_grad(lambda v: value(f, v, extra), x, h)
 
 
 @pytest.mark.parametrize("opt_level", [0, 2])

@@ -15,8 +15,9 @@ from enzyme_py.ad.driver import gradient_module
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.backend import compile_ir
 from enzyme_py.ir import parse
-from tests.ad.forward.fwd_util import Compiled, close, fd_dir
+from tests.ad.forward.fwd_util import Compiled, close
 from tests.conftest import compile_c
+from tests.finite_diff import fd_dir
 
 
 def _reverse(ir: str, fname: str, acts: list[str], ret: bool, opt: int = 2):

@@ -15,7 +15,7 @@ import pytest
 
 import enzyme_py as ez
 from enzyme_py.api import grad_cache_of
-from enzyme_py.api_arrays import _forward_call
+from enzyme_py.api.arrays import _forward_call
 
 RNG = np.random.default_rng(7)
 

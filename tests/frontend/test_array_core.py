@@ -23,6 +23,7 @@ import pytest
 import enzyme_py as ez
 from enzyme_py.frontend import FrontendError
 from enzyme_py.testing import check_grad
+from tests.finite_diff import fd_grad
 
 ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(3)
@@ -198,14 +199,7 @@ def test_mask_reductions_evaluate_only_selected_elements():
 
 def _fd(f, x, h=1e-6):
     """Central differences of `ez.jit(f)` at array x (JAX cannot trace boolean masks)."""
-    j = ez.jit(f)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += h
-        down[i] -= h
-        out[i] = (j(up) - j(down)) / (2 * h)
-    return out
+    return fd_grad(ez.jit(f), x, h)
 
 
 @pytest.mark.parametrize("f,args", [(mean_of_selected, (M,)), (clamp_negative, (V,)),

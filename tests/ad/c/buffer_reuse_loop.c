@@ -1,8 +1,10 @@
 /* Local buffers reused on every iteration of an outer time loop (a small
- * recurrent cell h <- tanh(W h) + 0.5 h); x and W are dup. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * recurrent cell h <- tanh(W h) + 0.5 h); x and W are dup.
+ *
+ * Forward mode (-DFORWARD_MODE): local buffers reused on every
+ * iteration of an outer time loop (h <- tanh(W h) + 0.5 h); x and W both dup,
+ * along two random directions. */
+#include "kernel_test.h"
 
 #define K 6
 
@@ -21,6 +23,31 @@ __attribute__((noinline)) double rnn(const double *x, const double *W, int iters
   for (int k = 0; k < K; k++) s += h[k] * h[k] * (k + 1);
   return s;
 }
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+enum { ITERS = 12, NP = K + K * K };
+static double w_rnn(const double *p, void *ctx) { (void)ctx; return rnn(p, p + K, ITERS); }
+
+int main(void) {
+  double p[NP], v[NP];
+  char name[32];
+  rng_seed(16);
+  rng_fill(p, K, -1.0, 1.0);
+  rng_fill(p + K, K * K, -0.6, 0.6);
+  for (int d = 0; d < 2; d++) {
+    rng_fill(v, NP, -1.0, 1.0);
+    double t = __enzyme_fwddiff((void *)rnn, enzyme_dup, p, v, enzyme_dup, p + K, v + K,
+                                enzyme_const, ITERS);
+    snprintf(name, sizeof name, "rnn_jvp_%d", d);
+    check_close(name, t, fd_dir(w_rnn, p, v, NP, NULL), 1e-6, 1e-8);
+  }
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static double rnn_tan(const double *x, const double *xd, const double *W, const double *Wd,
@@ -86,3 +113,4 @@ int main(void) {
   check_array("rnn_dW", dW, fdW, K * K, 1e-6, 1e-8);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

@@ -1,8 +1,9 @@
 /* 1-D valid convolution into an output array; signal, kernel and output all
- * dup (seeded output shadow). */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * dup (seeded output shadow).
+ *
+ * Forward mode (-DFORWARD_MODE): 1-D valid convolution into an output
+ * array; signal and kernel dup, the output's shadow receives the tangent. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) void conv1d(const double *sig, const double *ker, double *out, int n,
                                       int k) {
@@ -12,6 +13,33 @@ __attribute__((noinline)) void conv1d(const double *sig, const double *ker, doub
     out[i] = s;
   }
 }
+
+#ifdef FORWARD_MODE
+void __enzyme_fwddiff(void *, ...);
+
+enum { N = 20, KW = 5, NO = N - KW + 1, NP = N + KW };
+static void w_conv(const double *p, double *out, void *ctx) {
+  (void)ctx;
+  conv1d(p, p + N, out, N, KW);
+}
+
+int main(void) {
+  double p[NP], v[NP], out[NO], dout[NO], want[NO], prim[NO];
+  rng_seed(34);
+  rng_fill(p, NP, -1.0, 1.0);
+  rng_fill(v, NP, -1.0, 1.0);
+  zero_array(dout, NO);
+  __enzyme_fwddiff((void *)conv1d, enzyme_dup, p, v, enzyme_dup, p + N, v + N, enzyme_dup, out,
+                   dout, enzyme_const, N, enzyme_const, KW);
+  fd_dir_vec(w_conv, p, v, NP, want, NO, NULL);
+  check_array("conv1d_dout", dout, want, NO, 1e-6, 1e-9);
+  w_conv(p, prim, NULL);
+  check_array("conv1d_primal", out, prim, NO, 1e-15, 0.0);
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void ref_grad_conv1d(const double *sig, double *dsig, const double *ker, double *dker,
@@ -66,3 +94,4 @@ int main(void) {
   check_array("conv1d_dout_zeroed", dout, zeros, NO, 0.0, 0.0);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

@@ -1,14 +1,38 @@
 /* libm: fabs, fmax, fmin, tanh, erf on two enzyme_out scalars (struct
- * return); the test points avoid the kinks. */
-#include "enzyme_test.h"
-
-typedef struct { double da, db; } grad2;
-grad2 __enzyme_autodiff(void *, ...);
+ * return); the test points avoid the kinks.
+ *
+ * Forward mode (-DFORWARD_MODE): fabs, fmax, fmin, tanh, erf on two
+ * dup scalars; the test points avoid the kinks. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) double misc(double a, double b) {
   return 0.5 * fabs(a - b) + fmax(a, b * b) + fmin(a * b, 1.0) + tanh(a * b) +
          erf(a - 0.3 * b);
 }
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+static double w_misc(const double *p, void *c) { (void)c; return misc(p[0], p[1]); }
+
+int main(void) {
+  static const double pts[][2] = {{0.7, 0.4}, {-0.5, 1.2}, {2.0, 1.1}, {0.3, -2.0}};
+  double v[2];
+  char name[64];
+  rng_seed(47);
+  for (int k = 0; k < 4; k++) {
+    rng_fill(v, 2, -1.0, 1.0);
+    double t = __enzyme_fwddiff((void *)misc, enzyme_dup, pts[k][0], v[0], enzyme_dup,
+                                pts[k][1], v[1]);
+    snprintf(name, sizeof name, "misc_jvp_%d", k);
+    check_close(name, t, fd_dir(w_misc, pts[k], v, 2, NULL), 1e-6, 1e-8);
+  }
+  return test_exit();
+}
+
+#else /* reverse mode */
+typedef struct { double da, db; } grad2;
+grad2 __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static grad2 ref_grad_misc(double a, double b) {
@@ -52,3 +76,4 @@ int main(void) {
   }
   return test_exit();
 }
+#endif /* FORWARD_MODE */

@@ -1,8 +1,9 @@
 /* Fixed-size local arrays (allocas) written and re-read, including a
- * loop-carried update of the local array itself. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * loop-carried update of the local array itself.
+ *
+ * Forward mode (-DFORWARD_MODE): fixed-size local arrays written
+ * and re-read, including a loop-carried update of the local array itself. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) double local_mix(const double *x) {
   double t[8], u[4];
@@ -14,6 +15,28 @@ __attribute__((noinline)) double local_mix(const double *x) {
   for (int i = 0; i < 4; i++) s += u[i] * x[i];
   return s;
 }
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+static double w_local(const double *x, void *ctx) { (void)ctx; return local_mix(x); }
+
+int main(void) {
+  double x[8], v[8];
+  char name[32];
+  rng_seed(19);
+  rng_fill(x, 8, -1.0, 1.0);
+  for (int d = 0; d < 2; d++) {
+    rng_fill(v, 8, -1.0, 1.0);
+    double t = __enzyme_fwddiff((void *)local_mix, enzyme_dup, x, v);
+    snprintf(name, sizeof name, "local_mix_jvp_%d", d);
+    check_close(name, t, fd_dir(w_local, x, v, 8, NULL), 1e-6, 1e-8);
+  }
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static double local_mix_tan(const double *x, const double *xd) {
@@ -63,3 +86,4 @@ int main(void) {
   check_array("local_mix_grad", dx, fd, 8, 1e-6, 1e-8);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

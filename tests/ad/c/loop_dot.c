@@ -1,7 +1,7 @@
 /* Dot product with a runtime trip count (vectorized at -O2); both inputs dup,
  * the length an unannotated int (const by default). Calls twice to check that
  * the shadows accumulate. */
-#include "enzyme_test.h"
+#include "kernel_test.h"
 
 void __enzyme_autodiff(void *, ...);
 

@@ -1,9 +1,10 @@
 /* Matrix-vector product y = A x written through an output array; A, x and y
  * are all dup.  Enzyme semantics: d_y is the seed, read and zeroed; d_A and
- * d_x accumulate. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * d_x accumulate.
+ *
+ * Forward mode (-DFORWARD_MODE): y = A x written through an
+ * output array; A and x dup, the tangent lands in the shadow of y. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) void matvec(const double *A, const double *x, double *y,
                                       int m, int n) {
@@ -13,6 +14,37 @@ __attribute__((noinline)) void matvec(const double *A, const double *x, double *
     y[i] = s;
   }
 }
+
+#ifdef FORWARD_MODE
+void __enzyme_fwddiff(void *, ...);
+
+enum { M = 5, N = 7, NP = M * N + N };
+static void w_mv(const double *p, double *y, void *ctx) {
+  (void)ctx;
+  matvec(p, p + M * N, y, M, N);
+}
+
+int main(void) {
+  double p[NP], v[NP], y[M], dy[M], want[M];
+  rng_seed(7);
+  rng_fill(p, NP, -1.0, 1.0);
+  rng_fill(v, NP, -1.0, 1.0);
+  zero_array(dy, M);
+  __enzyme_fwddiff((void *)matvec, enzyme_dup, p, v, enzyme_dup, p + M * N, v + M * N,
+                   enzyme_dup, y, dy, enzyme_const, M, enzyme_const, N);
+  fd_dir_vec(w_mv, p, v, NP, want, M, NULL);
+  check_array("matvec_dy", dy, want, M, 1e-6, 1e-8);
+  for (int i = 0; i < M; i++) {
+    want[i] = 0.0;
+    for (int j = 0; j < N; j++)
+      want[i] += v[i * N + j] * p[M * N + j] + p[i * N + j] * v[M * N + j];
+  }
+  check_array("matvec_dy_exact", dy, want, M, 1e-13, 1e-14);
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void ref_grad_matvec(const double *A, double *dA, const double *x, double *dx,
@@ -78,3 +110,4 @@ int main(void) {
   check_array("matvec_primal_y", y, yref, M, 1e-12, 1e-14);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

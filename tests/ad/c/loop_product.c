@@ -1,5 +1,5 @@
 /* Product reduction over a runtime-length array. */
-#include "enzyme_test.h"
+#include "kernel_test.h"
 
 void __enzyme_autodiff(void *, ...);
 

@@ -1,7 +1,8 @@
-/* Triangular nested loop (j < i) with an enzyme_const coefficient array. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+/* Triangular nested loop (j < i) with an enzyme_const coefficient array.
+ *
+ * Forward mode (-DFORWARD_MODE): a triangular nested loop
+ * (j < i) with an enzyme_const coefficient array. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) double tri_pairs(const double *x, const double *c, int n) {
   double s = 0.0;
@@ -12,6 +13,31 @@ __attribute__((noinline)) double tri_pairs(const double *x, const double *c, int
   }
   return s;
 }
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+enum { N = 17 };
+static double w_tri(const double *x, void *ctx) { return tri_pairs(x, (const double *)ctx, N); }
+
+int main(void) {
+  double x[N], c[N], v[N];
+  char name[32];
+  rng_seed(8);
+  rng_fill(x, N, -1.0, 1.0);
+  rng_fill(c, N, -0.5, 0.5);
+  for (int d = 0; d < 2; d++) {
+    rng_fill(v, N, -1.0, 1.0);
+    double t = __enzyme_fwddiff((void *)tri_pairs, enzyme_dup, x, v, enzyme_const, c,
+                                enzyme_const, N);
+    snprintf(name, sizeof name, "tri_pairs_jvp_%d", d);
+    check_close(name, t, fd_dir(w_tri, x, v, N, c), 1e-6, 1e-8);
+  }
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void ref_grad_tri_pairs(const double *x, double *dx, const double *c, int n) {
@@ -46,3 +72,4 @@ int main(void) {
   check_array("tri_pairs_grad", dx, fd, N, 1e-6, 1e-8);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

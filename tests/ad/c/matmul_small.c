@@ -1,8 +1,9 @@
 /* Small matrix-matrix product C = A B (3x4 times 4x2) into an output array,
- * with constant trip counts; A, B, C dup, seed in d_C. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * with constant trip counts; A, B, C dup, seed in d_C.
+ *
+ * Forward mode (-DFORWARD_MODE): C = A B (3x4 times 4x2) with
+ * constant trip counts; A and B dup, the tangent lands in the shadow of C. */
+#include "kernel_test.h"
 
 #define MI 3
 #define MK 4
@@ -16,6 +17,28 @@ __attribute__((noinline)) void matmul(const double *A, const double *B, double *
       C[i * MJ + j] = s;
     }
 }
+
+#ifdef FORWARD_MODE
+void __enzyme_fwddiff(void *, ...);
+
+enum { NA = MI * MK, NP = MI * MK + MK * MJ, NC = MI * MJ };
+static void w_mm(const double *p, double *C, void *ctx) { (void)ctx; matmul(p, p + NA, C); }
+
+int main(void) {
+  double p[NP], v[NP], C[NC], dC[NC], want[NC];
+  rng_seed(10);
+  rng_fill(p, NP, -1.0, 1.0);
+  rng_fill(v, NP, -1.0, 1.0);
+  zero_array(dC, NC);
+  __enzyme_fwddiff((void *)matmul, enzyme_dup, p, v, enzyme_dup, p + NA, v + NA, enzyme_dup, C,
+                   dC);
+  fd_dir_vec(w_mm, p, v, NP, want, NC, NULL);
+  check_array("matmul_dC", dC, want, NC, 1e-6, 1e-8);
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void ref_grad_matmul(const double *A, double *dA, const double *B, double *dB,
@@ -70,3 +93,4 @@ int main(void) {
   check_array("matmul_dC_zeroed", dC, zeros, MI * MJ, 0.0, 0.0);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

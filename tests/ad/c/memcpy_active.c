@@ -1,6 +1,6 @@
 /* memcpy of active data into a local buffer and from the buffer into a dup
  * output array; seed in d_out, which the gradient zeroes. */
-#include "enzyme_test.h"
+#include "kernel_test.h"
 
 void __enzyme_autodiff(void *, ...);
 

@@ -1,7 +1,8 @@
-/* memmove with overlapping source and destination on active in-place data. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+/* memmove with overlapping source and destination on active in-place data.
+ *
+ * Forward mode (-DFORWARD_MODE): memmove with overlapping source
+ * and destination on active in-place data; the shadow moves with it. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) void shift_mix(double *a, int n) {
   memmove(a + 1, a, (n - 1) * sizeof(double)); /* shift right by one */
@@ -11,6 +12,31 @@ __attribute__((noinline)) void shift_mix(double *a, int n) {
 }
 
 enum { N = 9 };
+
+#ifdef FORWARD_MODE
+void __enzyme_fwddiff(void *, ...);
+
+static void w_shift(const double *a, double *out, void *ctx) {
+  (void)ctx;
+  memcpy(out, a, N * sizeof(double));
+  shift_mix(out, N);
+}
+
+int main(void) {
+  double a0[N], v[N], a[N], da[N], want[N];
+  rng_seed(21);
+  rng_fill(a0, N, -1.0, 1.0);
+  rng_fill(v, N, -1.0, 1.0);
+  memcpy(a, a0, sizeof a);
+  memcpy(da, v, sizeof da);
+  __enzyme_fwddiff((void *)shift_mix, enzyme_dup, a, da, enzyme_const, N);
+  fd_dir_vec(w_shift, a0, v, N, want, N, NULL);
+  check_array("shift_mix_da", da, want, N, 1e-6, 1e-8);
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void shift_mix_tan(double *a, double *ad, int n) {
@@ -70,3 +96,4 @@ int main(void) {
   check_array("shift_mix_grad", da, fd, N, 1e-6, 1e-8);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

@@ -1,8 +1,9 @@
 /* memset on active memory: zeroing the head of a dup array (its gradient
- * must vanish) and clearing a local accumulator array. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * must vanish) and clearing a local accumulator array.
+ *
+ * Forward mode (-DFORWARD_MODE): memset zeroes the head of a dup
+ * array (its tangent must vanish too) and clears a local accumulator. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) double zero_head(double *x, int n, int k) {
   double acc[8];
@@ -16,6 +17,36 @@ __attribute__((noinline)) double zero_head(double *x, int n, int k) {
 }
 
 enum { N = 13, KZ = 4 };
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+static double w_zero_head(const double *x, void *ctx) {
+  (void)ctx;
+  double b[N];
+  memcpy(b, x, sizeof b);
+  return zero_head(b, N, KZ);
+}
+
+int main(void) {
+  double x0[N], x[N], v[N], dx[N], zeros[KZ];
+  rng_seed(22);
+  rng_fill(x0, N, -1.0, 1.0);
+  rng_fill(v, N, -1.0, 1.0);
+  memcpy(x, x0, sizeof x);
+  memcpy(dx, v, sizeof dx);
+  double t = __enzyme_fwddiff((void *)zero_head, enzyme_dup, x, dx, enzyme_const, N,
+                              enzyme_const, KZ);
+  check_close("zero_head_jvp", t, fd_dir(w_zero_head, x0, v, N, NULL), 1e-6, 1e-8);
+  zero_array(zeros, KZ);
+  check_array("zero_head_dx_zeroed", dx, zeros, KZ, 0.0, 0.0);
+  check_array("zero_head_dx_tail_kept", dx + KZ, v + KZ, N - KZ, 0.0, 0.0);
+  check_close("zero_head_primal_effect", x[KZ - 1], 0.0, 0.0, 0.0);
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void ref_grad_zero_head(double *x, double *dx, int n, int k) {
@@ -60,3 +91,4 @@ int main(void) {
   check_close("zero_head_primal_effect", x[KZ - 1], 0.0, 0.0, 0.0);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

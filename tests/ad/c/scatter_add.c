@@ -1,13 +1,45 @@
 /* Scatter-add with repeated indices: out[idx[i]] += x[i]^2 (read-modify-write
- * of a dup output).  d_out is the seed and keeps its value; d_x accumulates. */
-#include "enzyme_test.h"
-
-void __enzyme_autodiff(void *, ...);
+ * of a dup output).  d_out is the seed and keeps its value; d_x accumulates.
+ *
+ * Forward mode (-DFORWARD_MODE): scatter-add with repeated indices,
+ * out[idx[i]] += x[i]^2 + 0.5 out[idx[i]] x[i] (read-modify-write of a dup
+ * output whose shadow carries the input tangent in). */
+#include "kernel_test.h"
 
 __attribute__((noinline)) void scatter_add(const double *x, const int *idx, double *out,
                                            int n) {
   for (int i = 0; i < n; i++) out[idx[i]] += x[i] * x[i] + 0.5 * out[idx[i]] * x[i];
 }
+
+#ifdef FORWARD_MODE
+void __enzyme_fwddiff(void *, ...);
+
+enum { N = 17, M = 6, NP = N + M };
+static int ib[N];
+/* p = x, out0 */
+static void w_scatter(const double *p, double *out, void *c) {
+  (void)c;
+  memcpy(out, p + N, M * sizeof(double));
+  scatter_add(p, ib, out, N);
+}
+
+int main(void) {
+  double p[NP], v[NP], out[M], dout[M], want[M];
+  rng_seed(35);
+  rng_fill(p, NP, -1.0, 1.0);
+  rng_fill(v, NP, -1.0, 1.0);
+  for (int i = 0; i < N; i++) ib[i] = (int)(rng_next() % M);
+  memcpy(out, p + N, sizeof out);
+  memcpy(dout, v + N, sizeof dout);
+  __enzyme_fwddiff((void *)scatter_add, enzyme_dup, p, v, enzyme_const, ib, enzyme_dup, out,
+                   dout, enzyme_const, N);
+  fd_dir_vec(w_scatter, p, v, NP, want, M, NULL);
+  check_array("scatter_add_dout", dout, want, M, 1e-6, 1e-9);
+  return test_exit();
+}
+
+#else /* reverse mode */
+void __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static void ref_grad_scatter_add(const double *x, double *dx, const int *idx, double *out,
@@ -67,3 +99,4 @@ int main(void) {
   check_array("scatter_add_dout_in", dout, fdo, M, 1e-6, 1e-9);
   return test_exit();
 }
+#endif /* FORWARD_MODE */

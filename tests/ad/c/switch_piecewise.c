@@ -1,8 +1,10 @@
 /* switch statements: on an integer argument (unannotated -> const) and on a
- * segment index computed from the active input. */
-#include "enzyme_test.h"
-
-double __enzyme_autodiff(void *, ...);
+ * segment index computed from the active input.
+ *
+ * Forward mode (-DFORWARD_MODE): switch statements on an
+ * integer argument (unannotated, so const) and on a segment index computed
+ * from the active input. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) double by_mode(double x, int mode) {
   double r;
@@ -28,6 +30,34 @@ __attribute__((noinline)) double segments(double x) {
   default: return 0.1 * x;
   }
 }
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+static double w_by_mode(double x, void *ctx) { return by_mode(x, *(int *)ctx); }
+static double w_segments(double x, void *ctx) { (void)ctx; return segments(x); }
+
+int main(void) {
+  static const int modes[] = {0, 1, 2, 3, 7, 5, -1};
+  char name[64];
+  for (int k = 0; k < 7; k++) {
+    int m = modes[k];
+    double x = 0.7 + 0.3 * k, dx = 1.0 - 0.4 * k;
+    double t = __enzyme_fwddiff((void *)by_mode, enzyme_dup, x, dx, m);
+    snprintf(name, sizeof name, "by_mode_%d", m);
+    check_close(name, t, dx * fd_deriv(w_by_mode, x, &m), 1e-6, 1e-8);
+  }
+  static const double pts[] = {0.3, 1.6, 2.45, 3.7, 5.2, -0.5};
+  for (int k = 0; k < 6; k++) {
+    double t = __enzyme_fwddiff((void *)segments, enzyme_dup, pts[k], -0.8);
+    snprintf(name, sizeof name, "segments_%d", k);
+    check_close(name, t, -0.8 * fd_deriv(w_segments, pts[k], NULL), 1e-6, 1e-8);
+  }
+  return test_exit();
+}
+
+#else /* reverse mode */
+double __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static double ref_grad_by_mode(double x, int mode) {
@@ -88,3 +118,4 @@ int main(void) {
   }
   return test_exit();
 }
+#endif /* FORWARD_MODE */

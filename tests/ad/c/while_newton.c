@@ -1,10 +1,11 @@
 /* Newton iteration with a data-dependent exit: the real root of
  * y^3 + p y - q = 0 (p > 0), differentiated w.r.t. p and q (two enzyme_out
- * scalars, struct return). */
-#include "enzyme_test.h"
-
-typedef struct { double dp, dq; } grad2;
-grad2 __enzyme_autodiff(void *, ...);
+ * scalars, struct return).
+ *
+ * Forward mode (-DFORWARD_MODE): Newton iteration with a
+ * data-dependent exit for the real root of y^3 + p y - q = 0, with tangents
+ * on p and q. */
+#include "kernel_test.h"
 
 __attribute__((noinline)) double cubic_root(double p, double q) {
   double y = q / (p + 1.5); /* never the exact root at the test points */
@@ -17,6 +18,34 @@ __attribute__((noinline)) double cubic_root(double p, double q) {
   }
   return y;
 }
+
+#ifdef FORWARD_MODE
+double __enzyme_fwddiff(void *, ...);
+
+static double w_root(const double *pq, void *ctx) { (void)ctx; return cubic_root(pq[0], pq[1]); }
+
+int main(void) {
+  static const double pq[][2] = {{1.0, 2.0}, {0.5, -3.0}, {3.0, 0.7}, {2.0, 10.0}};
+  double v[2];
+  char name[64];
+  rng_seed(50);
+  for (int k = 0; k < 4; k++) {
+    rng_fill(v, 2, -1.0, 1.0);
+    double t = __enzyme_fwddiff((void *)cubic_root, enzyme_dup, pq[k][0], v[0], enzyme_dup,
+                                pq[k][1], v[1]);
+    snprintf(name, sizeof name, "cubic_root_jvp_%d", k);
+    check_close(name, t, fd_dir(w_root, pq[k], v, 2, NULL), 1e-6, 1e-9);
+    /* implicit function theorem: dy = (dq - y dp) / (3 y^2 + p) */
+    double y = cubic_root(pq[k][0], pq[k][1]);
+    snprintf(name, sizeof name, "cubic_root_ift_%d", k);
+    check_close(name, t, (v[1] - y * v[0]) / (3.0 * y * y + pq[k][0]), 1e-8, 1e-12);
+  }
+  return test_exit();
+}
+
+#else /* reverse mode */
+typedef struct { double dp, dq; } grad2;
+grad2 __enzyme_autodiff(void *, ...);
 
 #ifdef REFERENCE_GRADIENT
 static grad2 ref_grad_cubic_root(double p, double q) {
@@ -52,3 +81,4 @@ int main(void) {
   }
   return test_exit();
 }
+#endif /* FORWARD_MODE */

@@ -1,10 +1,10 @@
 """Shared helpers of the forward-mode tests: build and JIT `@fwddiffe_f`, call derivatives
 whose result the Python calling layer cannot take (arrays: width > 1) through a generated
-wrapper that stores the result, and central differences along a direction."""
+wrapper that stores the result.  (Central differences: `tests/finite_diff.py`.)"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -59,13 +59,6 @@ class Compiled:
         out = np.zeros(max(self.nres, 1), dtype=self.dtype)
         self._wrap(out, *args)
         return out[:self.nres]
-
-
-def fd_dir(f: Callable[[np.ndarray], float | np.ndarray], x: np.ndarray, v: np.ndarray,
-           h: float = 1e-6) -> np.ndarray:
-    """d/dt f(x + t v) at t = 0 by central differences."""
-    step = h * max(1.0, float(np.max(np.abs(x))) if x.size else 1.0)
-    return (np.asarray(f(x + step * v)) - np.asarray(f(x - step * v))) / (2 * step)
 
 
 def close(got, want, rtol: float = 1e-6, atol: float = 1e-8) -> None:

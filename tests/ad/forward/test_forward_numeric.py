@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import compile_c
+from tests.finite_diff import fd_dir
 
-from .fwd_util import Compiled, close, fd_dir
+from .fwd_util import Compiled, close
 
 STRAIGHT = """
 declare double @llvm.sin.f64(double)

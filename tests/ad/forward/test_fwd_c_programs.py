@@ -1,19 +1,23 @@
 """End-to-end forward-mode tests: self-checking C and C++ programs that use `__enzyme_fwddiff`.
 
-Every ``tests/ad/forward/c/*.c`` and ``cpp/*.cpp`` program calls ``__enzyme_fwddiff`` the way
+Every ``tests/ad/forward/c/*.c`` and ``cpp/*.cpp`` program, and every program of the kernel
+corpus ``tests/ad/c`` that has a forward-mode driver, calls ``__enzyme_fwddiff`` the way
 Enzyme users do (scalars and pointers ``enzyme_dup``, ``enzyme_const``, unmarked defaults,
 ``enzyme_width``), compares the tangents with central finite differences of the primal along
 the same direction, prints one ``PASS name`` / ``FAIL name ...`` line per check and exits
 non-zero on any failure.
 
-``rev_<stem>.c`` differentiates, in forward mode, the function of the reverse-mode program
-``tests/ad/c/<stem>.c``; ``whole_<stem>.c`` / ``.cpp`` the one of the whole-program corpus
-``tests/ad/whole/{c,cpp}/<stem>``.  Where the reverse program's hand-written gradient is
-short, the tangent is also checked against ``<grad, v>``.
+The kernel corpus is shared with reverse mode (``tests/ad/test_c_programs.py``): each
+``tests/ad/c/<stem>.c`` holds its kernel once and a driver per mode, the forward one behind
+``#ifdef FORWARD_MODE`` (``kernel_test.h``); its tests are named ``kernel_<stem>``.  Where the
+reverse driver's hand-written gradient is short, the tangent is also checked against
+``<grad, v>``.  ``whole_<stem>.c`` / ``.cpp`` differentiates the function of the
+whole-program corpus ``tests/ad/whole/{c,cpp}/<stem>``.
 
 Each program runs through the real pipeline at ``-O0`` and ``-O2``::
 
-    clang-22 -O{0,2} -S -emit-llvm -I tests/ad/c -I tests/ad/forward/c prog.c -o prog.ll
+    clang-22 -O{0,2} -S -emit-llvm -DFORWARD_MODE -I tests/ad/c -I tests/ad/forward/c prog.c \
+        -o prog.ll
         (clang++-22 -std=c++17 -fno-exceptions for .cpp; a first line
          ``// WHOLE-FLAGS: -fexceptions`` keeps exceptions, as in the whole-program corpus)
     python -m enzyme_py transform prog.ll -o t.ll      (in process: enzyme_py.cli.main)
@@ -43,10 +47,12 @@ HERE = Path(__file__).resolve().parent
 C_DIR = HERE / "c"
 CPP_DIR = HERE / "cpp"
 ROOT = HERE.parents[2]
-REVERSE_DIR = ROOT / "tests" / "ad" / "c"
+KERNEL_DIR = ROOT / "tests" / "ad" / "c"  # the kernel corpus shared with reverse mode
 WHOLE_DIR = ROOT / "tests" / "ad" / "whole"
-INCLUDES = ("-I", str(REVERSE_DIR), "-I", str(C_DIR))
-PROGRAMS = sorted(C_DIR.glob("*.c")) + sorted(CPP_DIR.glob("*.cpp"))
+# Every program is built with -DFORWARD_MODE; only the shared kernels look at it.
+CFLAGS = ("-DFORWARD_MODE", "-I", str(KERNEL_DIR), "-I", str(C_DIR))
+KERNELS = sorted(p for p in KERNEL_DIR.glob("*.c") if "#ifdef FORWARD_MODE" in p.read_text())
+PROGRAMS = sorted(C_DIR.glob("*.c")) + KERNELS + sorted(CPP_DIR.glob("*.cpp"))
 OPT_LEVELS = ("-O0", "-O2")
 
 COMPILE_TIMEOUT = 120
@@ -57,12 +63,20 @@ RUN_ENV = {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
 pytestmark = pytest.mark.clang
 
 
+def _name(prog: Path) -> str:
+    """The test name of a program: `kernel_<stem>` for the shared kernel corpus (its stems
+    may repeat those of forward-only programs), the file's stem otherwise."""
+    return f"kernel_{prog.stem}" if prog.parent == KERNEL_DIR else prog.stem
+
+
 def test_corpus_shape() -> None:
     """The corpus is large enough and every program follows the conventions."""
     assert len(PROGRAMS) >= 15, f"only {len(PROGRAMS)} programs in {C_DIR}"
+    assert len(KERNELS) >= 45, f"only {len(KERNELS)} kernels with a forward driver in {KERNEL_DIR}"
     for prog in PROGRAMS:
         text = prog.read_text()
-        assert '#include "fwd_test.h"' in text, prog.name
+        header = "kernel_test.h" if prog in KERNELS else "fwd_test.h"
+        assert f'#include "{header}"' in text, prog.name
         assert re.search(r"__enzyme_fwddiff\w*(<\w+>)?\(\(void \*\)\w+", text), prog.name
         assert "return test_exit();" in text, prog.name
         assert "rand()" not in text, prog.name
@@ -72,52 +86,54 @@ def test_corpus_shape() -> None:
 
 
 def test_origins_exist() -> None:
-    """`rev_<stem>` and `whole_<stem>` name a program of the reverse / whole-program corpus."""
+    """`whole_<stem>` names a program of the whole-program corpus; the kernels of the reverse
+    corpus are not copied here (they get a forward driver in `tests/ad/c/<stem>.c`)."""
     for prog in PROGRAMS:
-        if prog.stem.startswith("rev_"):
-            assert (REVERSE_DIR / f"{prog.stem[4:]}.c").exists(), prog.name
-        elif prog.stem.startswith("whole_"):
+        if prog.stem.startswith("whole_"):
             src = WHOLE_DIR / prog.suffix.lstrip(".") / f"{prog.stem[6:]}{prog.suffix}"
             assert src.exists(), prog.name
+    assert not sorted(C_DIR.glob("rev_*.c")), "a copy of a kernel of tests/ad/c"
 
 
-# What forward mode does not handle yet: (stem, opt) -> reason; opt None means both levels.
+# What forward mode does not handle yet: (name, opt) -> reason; opt None means both levels
+# (name: `_name(prog)`, i.e. `kernel_<stem>` for a program of the shared kernel corpus).
 XFAIL: dict[tuple[str, str | None], str] = {}
 
 # Programs whose transform must fail with a clear error, as in the reverse corpus: the callee
-# is a function pointer chosen at run time. stem -> text the message contains.
+# is a function pointer chosen at run time. name -> text the message contains.
 _INDIRECT = "an indirect call has no derivative rule and no body"
 EXPECTED_ERRORS: dict[str, tuple[str, ...]] = {
     "whole_fnptr_unknown_arg": ("in @loss", _INDIRECT),  # a const argument
     "whole_fnptr_unknown_global": ("in @loss", _INDIRECT),  # loaded from a mutable global
 }
 
-_KNOWN = {p.stem for p in PROGRAMS}
-assert all(stem in _KNOWN for stem, _ in XFAIL), "XFAIL names a missing program"
-assert all(stem in _KNOWN for stem in EXPECTED_ERRORS), "EXPECTED_ERRORS names a missing program"
+_KNOWN = {_name(p) for p in PROGRAMS}
+assert len(_KNOWN) == len(PROGRAMS), "two programs with the same test name"
+assert all(name in _KNOWN for name, _ in XFAIL), "XFAIL names a missing program"
+assert all(name in _KNOWN for name in EXPECTED_ERRORS), "EXPECTED_ERRORS names a missing program"
 
 
 def _cases() -> list:
     out = []
     for prog in PROGRAMS:
+        name = _name(prog)
         for opt in OPT_LEVELS:
-            reason = XFAIL.get((prog.stem, opt)) or XFAIL.get((prog.stem, None))
+            reason = XFAIL.get((name, opt)) or XFAIL.get((name, None))
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            out.append(pytest.param(prog, opt, marks=marks,
-                                    id=f"{prog.stem}-{opt.lstrip('-')}"))
+            out.append(pytest.param(prog, opt, marks=marks, id=f"{name}-{opt.lstrip('-')}"))
     return out
 
 
 def _toolchain(clang: str, prog: Path) -> tuple[str, list[str], list[str]]:
     """(compiler, compile flags, link libraries) for one program."""
     if prog.suffix == ".c":
-        return clang, list(INCLUDES), ["-lm"]
+        return clang, list(CFLAGS), ["-lm"]
     clangxx = shutil.which("clang++-22")
     if clangxx is None:
         pytest.skip("clang++-22 is not installed (apt-get install clang-22); CI installs it")
     extra = _extra_flags(prog)
     eh = [] if "-fexceptions" in extra else ["-fno-exceptions"]
-    return clangxx, ["-std=c++17", *eh, *INCLUDES, *extra], ["-lstdc++", "-lm"]
+    return clangxx, ["-std=c++17", *eh, *CFLAGS, *extra], ["-lstdc++", "-lm"]
 
 
 def _extra_flags(prog: Path) -> list[str]:
@@ -136,20 +152,20 @@ def test_c_program(prog: Path, opt: str, tmp_path: Path) -> None:
     exe = tmp_path / f"{prog.stem}{opt}"
     _run([cc, opt, "-S", "-emit-llvm", *cflags, str(prog), "-o", str(ll)],
          "clang (source -> LLVM IR)", COMPILE_TIMEOUT)
-    if prog.stem in EXPECTED_ERRORS:
-        _check_clean_error(ll, fwd_ll, EXPECTED_ERRORS[prog.stem])
+    if _name(prog) in EXPECTED_ERRORS:
+        _check_clean_error(ll, fwd_ll, EXPECTED_ERRORS[_name(prog)])
         return
     _transform_in_process(ll, fwd_ll)
     text = fwd_ll.read_text()
     assert "__enzyme_fwddiff" not in text.replace("declare", ""), "a call was not lowered"
     _run([cc, "-O2", str(fwd_ll), "-o", str(exe), *libs],
          f"clang (link transformed IR {fwd_ll})", COMPILE_TIMEOUT)
-    _check_program_output(exe, f"{prog.name} {opt}", env=RUN_ENV)
+    _check_program_output(exe, f"{prog.relative_to(ROOT)} {opt}", env=RUN_ENV)
 
 
 # With `--no-inline` every call stays a call: each callee on an active path gets its own
 # forward derivative. What only inlining makes known must fail with a clear error:
-# stem -> text the message contains.
+# name -> text the message contains.
 NO_INLINE_ERRORS: dict[str, tuple[str, ...]] = {
     # the callee calls its function-pointer argument: the target is known only after inlining
     "whole_fnptr_callback_arg": ("in @integrate", "an indirect call has no derivative rule"),
@@ -161,15 +177,16 @@ NO_INLINE_ERRORS: dict[str, tuple[str, ...]] = {
     # unique_ptr::get() returns a pointer loaded from a const object: no shadow to follow
     "whole_unique_ptr_array": ("stores an active value into memory without a shadow",),
 }
-assert all(stem in _KNOWN for stem in NO_INLINE_ERRORS), "NO_INLINE_ERRORS names a missing program"
+assert all(name in _KNOWN for name in NO_INLINE_ERRORS), "NO_INLINE_ERRORS names a missing program"
 
 
 def _no_inline_cases() -> list:
     out = []
     for prog in PROGRAMS:
-        reason = XFAIL.get((prog.stem, "-O0")) or XFAIL.get((prog.stem, None))
+        name = _name(prog)
+        reason = XFAIL.get((name, "-O0")) or XFAIL.get((name, None))
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(prog, marks=marks, id=prog.stem))
+        out.append(pytest.param(prog, marks=marks, id=name))
     return out
 
 
@@ -183,14 +200,14 @@ def test_c_program_no_inline(prog: Path, tmp_path: Path) -> None:
     exe = tmp_path / prog.stem
     _run([cc, "-O0", "-S", "-emit-llvm", *cflags, str(prog), "-o", str(ll)],
          "clang (source -> LLVM IR)", COMPILE_TIMEOUT)
-    needles = EXPECTED_ERRORS.get(prog.stem) or NO_INLINE_ERRORS.get(prog.stem)
+    needles = EXPECTED_ERRORS.get(_name(prog)) or NO_INLINE_ERRORS.get(_name(prog))
     if needles:
         _check_clean_error(ll, fwd_ll, needles, "--no-inline")
         return
     _transform_in_process(ll, fwd_ll, "--no-inline", "-O", "0")  # (clang -O2 optimizes)
     _run([cc, "-O2", str(fwd_ll), "-o", str(exe), *libs],
          f"clang (link transformed IR {fwd_ll})", COMPILE_TIMEOUT)
-    _check_program_output(exe, f"{prog.name} -O0 --no-inline", env=RUN_ENV)
+    _check_program_output(exe, f"{prog.relative_to(ROOT)} -O0 --no-inline", env=RUN_ENV)
 
 
 def _check_clean_error(ll: Path, out: Path, needles: tuple[str, ...], *options: str) -> None:
