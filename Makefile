@@ -6,7 +6,7 @@ STAMP_BASE := $(VENV)/.installed-base
 STAMP_TEST := $(VENV)/.installed-test
 JOBS ?= 2
 
-.PHONY: demo test lint bench bench-quick fixtures tutorials clean
+.PHONY: demo test lint bench bench-quick enzyme-tests fixtures tutorials clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ bench: $(STAMP_TEST)
 
 bench-quick: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py --quick
+
+# Enzyme's own integration tests (ENZYME_INTEGRATION_TESTS=<Enzyme>/enzyme/test/Integration)
+enzyme-tests: $(STAMP_BASE)
+	$(PY) benchmarks/enzyme_suite.py -j $(JOBS)
 
 fixtures: $(STAMP_BASE)
 	$(PY) tests/corpus/regen.py

@@ -4,7 +4,9 @@ A chain of K dependent calls `x = x + 1e-3 * f(x)` on a 16-element array is jitt
 and timed against the same chain with K = 0; the difference over K is the cost of one call (the
 function itself is a few nanoseconds). Compared: `enzyme_py.jax.primitive` (an XLA FFI custom
 call into native code), the same function written in jax.numpy (XLA's own fused code), and
-`jax.pure_callback` into `ez.jit(f)` (Python on the hot path). Also the gradient of the chain.
+`jax.pure_callback` into `ez.jit(f)` (Python on the hot path). Also the gradient of the chain,
+and one jitted SGD step of ADBench's GMM objective (`objectives/gmm.py`, d=10 K=25 n=1000)
+with the objective as the primitive against the same step in pure JAX (milliseconds).
 Run: `python benchmarks/bench_jax_ffi.py [--quick]`.
 """
 
@@ -84,12 +86,39 @@ def run(quick: bool = False) -> dict[str, float]:
     return out
 
 
+def gmm_step(quick: bool = False) -> dict[str, float]:
+    """Milliseconds per jitted SGD step on the GMM objective: loss, gradient, update."""
+    from benchmarks.objectives import gmm
+
+    size = gmm.sizes(True)[0] if quick else gmm.Size("d10 K25 n1k", 10, 25, 1000)
+    alphas, means, icf, x, gamma, m, d, k, n = gmm.make_args(size)
+    op = ezjax.primitive(gmm.primal)
+    out: dict[str, float] = {}
+    for name, objective in (("primitive", op), ("pure JAX", gmm.jax_primal)):
+        def loss(p, objective=objective):
+            return objective(p[0], p[1], p[2], x, gamma, m, d, k, n)
+
+        @jax.jit
+        def step(p, loss=loss):
+            value, g = jax.value_and_grad(loss)(p)
+            return tuple(a - 1e-4 * b for a, b in zip(p, g, strict=True)), value
+
+        params = (jnp.asarray(alphas), jnp.asarray(means), jnp.asarray(icf))
+        step(params)[1].block_until_ready()
+        reps = 3 if quick else 20
+        out[f"GMM {size.label} SGD step, {name}"] = _median_s(
+            lambda s=step, p=params: s(p)[1].block_until_ready(), reps, 3) * 1e3
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer calls (a smoke test)")
     args = ap.parse_args(argv)
     for name, us in run(args.quick).items():
         print(f"{name:45s} {us:10.3f} us")
+    for name, ms in gmm_step(args.quick).items():
+        print(f"{name:45s} {ms:10.3f} ms")
     return 0
 
 

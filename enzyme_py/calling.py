@@ -13,6 +13,7 @@ returned ndarray's memory, freed when that array is collected.
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -179,18 +180,46 @@ def adopt_array(t: Array, address: int | None, dims: Sequence[int]) -> np.ndarra
     return np.frombuffer(block, dtype).reshape(shape)
 
 
+class _ThreadRecord(threading.local):
+    """A zeroed record per thread (made on the thread's first use)."""
+
+    def __init__(self) -> None:
+        self.words = (ctypes.c_int64 * 3)()
+        self.address = ctypes.addressof(self.words)
+
+
 @dataclass
 class ErrorRecord:
-    """Reads (and clears) the error record a compiled module writes on a failed check."""
+    """Reads (and clears) the error record compiled code writes on a failed check:
+    `[site, index, extent]`.
 
-    address: int
+    Per call (`address` None, the module rewritten by `record_as_parameter`): the native
+    function takes the record as its last argument, and each thread passes its own
+    (`thread_record()`), so threads calling one function never read each other's failures.
+    Otherwise the module's global at `address` (one thread at a time)."""
+
+    address: int | None
     sites: list[ErrorSite]
 
     def __post_init__(self) -> None:
-        self._words = (ctypes.c_int64 * 3).from_address(self.address)
+        self.local = _ThreadRecord()  # (this thread's: `.words`, `.address`)
+        self._words = None if self.address is None else \
+            (ctypes.c_int64 * 3).from_address(self.address)
 
-    def check(self) -> None:
-        w = self._words
+    @property
+    def per_call(self) -> bool:
+        """The native function takes the record as its last argument."""
+        return self.address is None
+
+    def thread_record(self) -> tuple[Any, int | None]:
+        """This thread's record and its address to pass (None for the global record)."""
+        if self._words is not None:
+            return self._words, None
+        local = self.local
+        return local.words, local.address
+
+    def check(self, words: Any = None) -> None:
+        w = words if words is not None else self.thread_record()[0]
         if w[0] == 0:
             return
         site_id, index, extent = w[0], w[1], w[2]
@@ -243,9 +272,25 @@ _FAILURES: dict[str, tuple[type[Exception], str]] = {
 
 
 def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:
+    """The record of code compiled from `session`'s module as it is (a global)."""
     if session.error_name in jm:
         return ErrorRecord(jm.address(session.error_name), session.sites)
     return None
+
+
+def compile_checked(text: str, session: CompileSession, entry: str, opt_level: int = 2,
+                    **backend_options: Any) -> tuple[Any, ErrorRecord | None]:
+    """`backend.compile_ir(text)` with the error record made per call where the module can
+    be rewritten so that `entry` (the function callers call) takes it as its last argument
+    (`record_as_parameter`; else the global record), and the record."""
+    from enzyme_py import backend
+    from enzyme_py.frontend.record_parameter import record_as_parameter
+
+    per_call = record_as_parameter(text, session.error_name, entry)
+    jm = backend.compile_ir(per_call or text, opt_level=opt_level, **backend_options)
+    if per_call is not None:
+        return jm, ErrorRecord(None, list(session.sites))
+    return jm, error_record(jm, session)
 
 
 def overlapping_arrays(args: Sequence[Any]) -> bool:
@@ -310,9 +355,7 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
         for i, k in enumerate(arrays):
             for m in arrays[i + 1:]:
                 lines.append(f"    if p{k} < e{m} and p{m} < e{k}: raise Overlap")
-    lines.append(f"    r = cfunc({', '.join(call)})")
-    if errors is not None:
-        lines.append("    if err[0]: errors.check()")
+    _record_lines(errors, call, lines)
     if isinstance(ret, Scalar):
         lines.append("    return bool(r & 1)" if ret.name == "bool" else "    return r")
     else:
@@ -324,9 +367,31 @@ def make_stub(native: Any, types: Sequence[FType], ret: FType, errors: ErrorReco
     env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
            "cfunc": native._cfunc, "overflow": int_overflow,
            "Overlap": _Overlap, "errors": errors,
-           "err": errors._words if errors is not None else None}
+           **_record_env(errors)}
     exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
     return env.pop("stub")  # not left in its own globals: no cycle delays unloading the code
+
+
+def _record_env(errors: ErrorRecord | None) -> dict[str, Any]:
+    """What `_record_lines`' code reads: this thread's record, or the global one."""
+    if errors is None:
+        return {}
+    return {"rec": errors.local} if errors.per_call else {"err": errors.thread_record()[0]}
+
+
+def _record_lines(errors: ErrorRecord | None, call: list[str], lines: list[str]) -> None:
+    """The call of a generated stub and the check of the error record after it (this
+    thread's record passed as the last argument when it is per call)."""
+    if errors is None:
+        lines.append(f"    r = cfunc({', '.join(call)})")
+        return
+    if errors.per_call:
+        lines.append("    w = rec.words")  # (ctypes passes the array as its address)
+        lines.append(f"    r = cfunc({', '.join([*call, 'w'])})")
+    else:
+        lines.append("    w = err")
+        lines.append(f"    r = cfunc({', '.join(call)})")
+    lines.append("    if w[0]: errors.check(w)")
 
 
 def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
@@ -336,9 +401,12 @@ def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
     def stub(*args: Any) -> Any:
         if check_overlap and overlapping_arrays(args):
             raise _Overlap
-        r = native(*flatten(types, args))
-        if errors is not None:
-            errors.check()
+        flat = flatten(types, args)
+        if errors is None:
+            return convert_result(ret, native(*flat))
+        words, address = errors.thread_record()
+        r = native(*flat, address) if errors.per_call else native(*flat)
+        errors.check(words)
         return convert_result(ret, r)
 
     return stub
@@ -379,9 +447,7 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -
                 lines.append(f"    if p{k} < e{m} and p{m} < e{k}: raise Overlap")
     if g.seeded:
         call.append("1.0")
-    lines.append(f"    r = cfunc({', '.join(call)})")
-    if g.errors is not None:
-        lines.append("    if err[0]: errors.check()")
+    _record_lines(g.errors, call, lines)
     results = ["r" if i in outs else f"s{i}" for i in nums]
     lines.append(f"    return {results[0]}" if single else f"    return ({', '.join(results)},)")
 
@@ -389,7 +455,7 @@ def make_grad_stub(g: Any, nums: tuple[int, ...], single: bool, noalias: bool) -
     env = {"keep": native, "read": ctypes.c_size_t.from_address, "OFF": _DATA_OFFSET,
            "cfunc": native._cfunc, "overflow": int_overflow, "Overlap": _Overlap,
            "errors": g.errors,
-           "err": g.errors._words if g.errors is not None else None,
+           **_record_env(g.errors),
            "zeros_like": np.zeros_like}
     exec("\n".join(lines), env)  # noqa: S102 - generated from types only, no user text
     return env.pop("stub")  # not left in its own globals: no cycle delays unloading the code

@@ -426,19 +426,21 @@ def test_fwddiff_declared_double_for_a_void_function(clang, tmp_path, capsys, op
 
 
 VIRTUAL_REVERSE = r"""
-extern void *__enzyme_virtualreverse(void *);
+extern void *__enzyme_todense(void *);
 void sq(double *x, double *y) { *y = *x * *x; }
-void *run(void) { return __enzyme_virtualreverse((void *)sq); }
+void *run(void) { return __enzyme_todense((void *)sq); }
 """
 
 
 @pytest.mark.clang
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
 def test_enzyme_calls_never_left_unlowered(clang, tmp_path, capsys, opt) -> None:
-    """An entry point not lowered yet (`__enzyme_virtualreverse`; split mode is lowered, see
-    test_cli_split.py): an error naming the call, never output that fails to link."""
+    """An entry point not lowered (`__enzyme_todense`; split mode and
+    `__enzyme_virtualreverse` are lowered, see test_cli_split.py and
+    tests/ad/test_enzyme_suite_regressions.py): an error naming the call, never output that
+    fails to link."""
     ll = _clang_ll(clang, tmp_path, VIRTUAL_REVERSE, opt, "virtual")
     out = tmp_path / "virtual.out.ll"
     err = _one_line_error(capsys, ["transform", str(ll), "-o", str(out)],
-                          "in @run", "__enzyme_virtualreverse")
-    assert "not supported yet" in err and not out.exists()
+                          "in @run", "__enzyme_todense")
+    assert "not one of the entry points" in err and not out.exists()

@@ -21,14 +21,21 @@ from enzyme_py.ad import names
 from enzyme_py.ad.activity_arguments import activities_for, function_named, return_active
 from enzyme_py.ad.derived import DerivedFunctions, GradientKey
 from enzyme_py.ad.dupnoneed import drop_unneeded_stores
-from enzyme_py.ad.enzyme_abi import lower_autodiff_calls
+from enzyme_py.ad.enzyme_abi import (
+    autodiff_calls,
+    call_target,
+    innermost_rounds,
+    lower_autodiff_calls,
+    lower_iter_calls,
+)
 from enzyme_py.ad.enzyme_abi_calls import check_all_lowered
 from enzyme_py.ad.enzyme_abi_fwd import lower_fwddiff_calls
 from enzyme_py.ad.enzyme_abi_split import lower_split_calls
+from enzyme_py.ad.enzyme_abi_virtual import lower_virtualreverse_calls
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
 from enzyme_py.ir.module import Function, Module
-from enzyme_py.passes import Param, register_pass
+from enzyme_py.passes import Param, Pipeline, pass_text, register_pass
 
 _FN = Param("fn", "the function to differentiate", required=True)
 _NAME = Param("name", "the name of the derivative (default: diffe_<fn> / fwddiffe_<fn>)")
@@ -109,9 +116,18 @@ class LowerEnzyme:
     name = "lower-enzyme"
 
     def run(self, module: Module) -> Module:
+        rounds = innermost_rounds(autodiff_calls(module))
+        while len(rounds) > 1:  # nested: the inner gradients made, the outer code is prepared
+            lower_autodiff_calls(module, rounds[0])  # again (inlined, canonical) before AD
+            targets = sorted({t.name or "" for c in autodiff_calls(module)
+                              if (t := call_target(c)) is not None})
+            module = Pipeline.parse(pass_text("prepare", fn=targets)).run(module)
+            rounds = innermost_rounds(autodiff_calls(module))
         lower_autodiff_calls(module)
         lower_fwddiff_calls(module)
+        lower_virtualreverse_calls(module)  # (its functions call the split-mode markers)
         lower_split_calls(module)
+        lower_iter_calls(module)
         check_all_lowered(module)  # no __enzyme_* call may be left in place silently
         return module
 

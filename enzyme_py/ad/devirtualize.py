@@ -21,8 +21,11 @@ dropped from the set until the set is stable.
 Invariants: the rewrite never changes what the program computes (each direct call runs only
 when the pointer equals its target; anything else still takes the original indirect call), so
 a wrong guess costs code, never a wrong gradient; a fallback is removed only when proven
-dead. An indirect call that stays on an active path is reported by the reverse transform as
-before. `invoke`s are left alone.
+dead. Guesses also read the initializer of a global that no code of the module writes; in a
+derivative's copy only (`trap_unchanged_global_fallbacks`), the fallback of such a guess,
+which only another file changing the global could reach, aborts. An indirect call that
+stays on an active path is reported by the reverse transform as before. `invoke`s are left
+alone.
 """
 
 from __future__ import annotations
@@ -30,14 +33,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS
-from enzyme_py.analysis.stored_pointers import PointerValues, constant_offset, gep_parts
+from enzyme_py.analysis.stored_pointers import (
+    PointerValues,
+    constant_offset,
+    constant_pointer_at,
+    gep_parts,
+    never_written,
+)
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.dominance import predecessors
 from enzyme_py.ir.layout import alloc_size, field_offset
-from enzyme_py.ir.module import Block, Function, GlobalVariable
+from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
 from enzyme_py.ir.values import (
     Argument,
     ConstantAggregate,
@@ -137,7 +146,8 @@ class TargetFinder:
         """Pointer values that may sit at (obj, off): stores of this function, and a constant
         global's initializer."""
         out: list[Value] = []
-        if isinstance(obj, GlobalVariable) and obj.is_constant and obj.initializer is not None:
+        if isinstance(obj, GlobalVariable) and obj.initializer is not None and \
+                (obj.is_constant or never_written(obj)):
             out += constants_at(obj.initializer, obj.value_type, off)
         for st in self.stores:
             for o, o_off in self.locations(st.pointer, MAX_DEPTH):
@@ -297,6 +307,48 @@ def remove_dead_fallbacks(functions: Iterable[Function]) -> int:
             _make_unreachable(fn, call.parent)
             count += 1
     return count
+
+
+def trap_unchanged_global_fallbacks(module: Module, fn: Function) -> int:
+    """In a derivative's copy `fn` only: the fallback of a guarded call whose pointer is
+    loaded from a global that no code of the module writes (`never_written`), and whose
+    initial value there is one of the tested functions, becomes `abort()`. Only another file
+    changing the global could reach it; the derivative then stops instead of differentiating
+    an unknown function (the primal keeps its fallback). Returns how many."""
+    preds = predecessors(fn)
+    count = 0
+    for call in [c for c in fn.instructions() if type(c) is I.Call and
+                 not isinstance(c.callee, Function)]:
+        tested = excluded_targets(call, preds)
+        slot = _global_slot(call.callee) if tested and isinstance(call.callee, I.Load) else None
+        if slot is None:
+            continue
+        g, off = slot
+        try:
+            initial = constant_pointer_at(g.initializer, g.value_type, off)  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001 (not readable there: leave the call)
+            continue
+        if len(initial) == 1 and initial[0] in tested and never_written(g):
+            assert call.parent is not None
+            block = call.parent
+            _make_unreachable(fn, block)
+            abort = module.declare_function("abort", T.FunctionType(T.VOID, ()))
+            Builder().position_before(block.instructions[0]).call(abort, [])
+            count += 1
+    return count
+
+
+def _global_slot(p: Value) -> tuple[GlobalVariable, int] | None:
+    """(global, byte offset) when `p` is a load of a constant offset into a global."""
+    assert isinstance(p, I.Load)
+    q, off = p.pointer, 0
+    while _is_gep(q):
+        base, source, indices = gep_parts(q)
+        step = constant_offset(source, indices)
+        if step is None:
+            return None
+        q, off = base, off + step
+    return (q, off) if isinstance(q, GlobalVariable) else None
 
 
 def _make_unreachable(fn: Function, block: Block) -> None:

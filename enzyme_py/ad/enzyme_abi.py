@@ -65,47 +65,83 @@ def _referenced_functions(fn: Function) -> set[Function]:
     return seen
 
 
-def innermost_first(calls: list[I.Call]) -> list[I.Call]:
-    """`calls` ordered so that a call inside a function that another call differentiates
-    (directly or through callees) is lowered first: nested `__enzyme_autodiff`, the outer
-    gradient differentiates the inner gradient, never an unlowered call. Module order
-    otherwise (and for whatever is left of a cycle)."""
-    def target(call: I.Call) -> Function | None:
-        for a in call.args[:2]:  # after an sret destination, if any
-            while isinstance(a, ConstantExpr) and a.opcode in ("bitcast", "addrspacecast"):
-                a = a.ops[0]
-            if isinstance(a, Function):
-                return a
-        return None
+def call_target(call: I.Call) -> Function | None:
+    """The function an Enzyme ABI call differentiates, if it names one."""
+    for a in call.args[:2]:  # after an sret destination, if any
+        while isinstance(a, ConstantExpr) and a.opcode in ("bitcast", "addrspacecast"):
+            a = a.ops[0]
+        if isinstance(a, Function):
+            return a
+    return None
 
-    reach = {id(c): _referenced_functions(t) if (t := target(c)) is not None else set()
+
+def innermost_rounds(calls: list[I.Call]) -> list[list[I.Call]]:
+    """`calls` in rounds: a call inside a function that another call differentiates (directly
+    or through callees) comes in an earlier round (nested `__enzyme_autodiff`: the outer
+    gradient differentiates the inner gradient, never an unlowered call). Module order within
+    a round; whatever is left of a cycle is the last round."""
+    reach = {id(c): _referenced_functions(t) if (t := call_target(c)) is not None else set()
              for c in calls}
     left = list(calls)
-    ordered: list[I.Call] = []
+    rounds: list[list[I.Call]] = []
     while left:
         ready = [c for c in left
                  if not any(o is not c and o.function in reach[id(c)] for o in left)]
         if not ready:
-            ordered += left
+            rounds.append(left)
             break
-        ordered += ready
+        rounds.append(ready)
         left = [c for c in left if all(c is not r for r in ready)]
-    return ordered
+    return rounds
 
 
-def lower_autodiff_calls(module: Module) -> list[str]:
-    """Replace every `__enzyme_autodiff` call; returns the names of the gradients made."""
+def innermost_first(calls: list[I.Call]) -> list[I.Call]:
+    """`calls` ordered innermost first (`innermost_rounds`, flattened)."""
+    return [c for r in innermost_rounds(calls) for c in r]
+
+
+ITER = "__enzyme_iter"
+
+
+def advance_iter_calls(functions: list[Function]) -> None:
+    """Enzyme's `__enzyme_iter(n, k)` in a derivative's copy of the code becomes
+    `__enzyme_iter(n + k, k)`: each derivative taken adds k (a truncated series keeps as many
+    terms after differentiating); the primal keeps its own calls."""
+    for fn in functions:
+        for inst in list(fn.instructions()):
+            if isinstance(inst, I.Call) and is_marker_function(inst.callee_name, ITER) and \
+                    len(inst.args) == 2:
+                total = Builder().position_before(inst).add(inst.args[0], inst.args[1])
+                inst.operands[0] = total
+
+
+def lower_iter_calls(module: Module) -> None:
+    """Every `__enzyme_iter(n, k)` left (after the derivatives are made) is `n`."""
+    for fn in module.functions:
+        for inst in list(fn.instructions()):
+            if isinstance(inst, I.Call) and is_marker_function(inst.callee_name, ITER) and \
+                    len(inst.args) == 2:
+                fn.replace_all_uses(inst, inst.args[0])
+                assert inst.parent is not None
+                inst.parent.remove(inst)
+
+
+def lower_autodiff_calls(module: Module, calls: list[I.Call] | None = None) -> list[str]:
+    """Replace every `__enzyme_autodiff` call (or those in `calls`); returns the names of the
+    gradients made."""
     made: dict[tuple[str, tuple[str, ...], bool], Function] = {}
-    for call in autodiff_calls(module):
+    for call in autodiff_calls(module) if calls is None else calls:
         plan = plan_call(module, call)
         fn = plan.function
         ret_active = carries_float(fn.return_type)
         key = (fn.name or "", plan.activities, ret_active)
         grad = made.get(key)
         if grad is None:
+            before = {id(f) for f in module.functions}
             grad = reverse_diff(module, fn, list(plan.activities), ret_active,
                                 ReverseOptions())
             drop_unneeded_stores(grad, fn, list(plan.activities))
+            advance_iter_calls([f for f in module.functions if id(f) not in before])
             made[key] = grad
         _replace_call(plan, grad, ret_active)
     define_markers(module)

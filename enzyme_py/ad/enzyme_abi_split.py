@@ -40,7 +40,9 @@ from enzyme_py.ad.enzyme_abi_calls import (
     is_marker_function,
     marker_global,
     replace_marker_call,
+    scalar_leaves,
     split_call,
+    sret_type,
 )
 from enzyme_py.ad.frees import FREES_TYPE
 from enzyme_py.ad.libc import LibC
@@ -208,9 +210,22 @@ def _lower_augmented(module: Module, plan: SplitCallPlan) -> SplitPair:
         values.append(result)
     if shadow_out is not None:
         values.append(b.load(T.PTR, shadow_out, 8))
+    values = _declared_order(call, plan.result_ptr, values)
     replace_marker_call(call, deliver_result(b, call, plan.result_ptr, values,
                                              "value(s) (the tape, f's result, its shadow)"))
     return pair
+
+
+def _declared_order(call: I.Call, result_ptr: Value | None, values: list[Value]) -> list[Value]:
+    """(tape, result) swapped when the declared struct puts the result first
+    (`struct { double x; void *tape; }`): unambiguous when the result is not a pointer."""
+    if len(values) != 2 or values[1].type.is_pointer or not values[0].type.is_pointer:
+        return values
+    declared = sret_type(call) if result_ptr is not None else call.type
+    leaves = [t for _, t in scalar_leaves(declared)] if not declared.is_void else []
+    if len(leaves) == 2 and not leaves[0].is_pointer and leaves[1].is_pointer:
+        return [values[1], values[0]]
+    return values
 
 
 def _entry_slot(call: I.Call) -> Value:

@@ -16,6 +16,7 @@ same values.
 
 from __future__ import annotations
 
+from enzyme_py.analysis.field_types import declared_type
 from enzyme_py.analysis.float_kinds import FLOAT_OF_WIDTH, float_kinds
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
@@ -48,6 +49,8 @@ def rewrite_float_copies(fn: Function) -> int:
                      and u.opcode == "bitcast" and u.type.is_float}
             if len(casts) == 1 and FLOAT_OF_WIDTH.get(inst.type.bits) in casts:
                 ft = casts.pop()
+        if ft is None:  # the place read, or every place the bits are stored to, is a float
+            ft = _declared_float(inst, users.get(inst, []))
         if ft is None:
             continue
         b = Builder().position_before(inst)
@@ -66,3 +69,19 @@ def rewrite_float_copies(fn: Function) -> int:
                 fn.replace_all_uses(user, fload)
         changed += 1
     return changed
+
+
+def _declared_float(load: I.Load, users: list[I.Instruction]) -> T.Type | None:
+    """The float type of `load`'s width that the IR declares (`analysis.field_types`) at the
+    place it reads, or at every place its only users, stores, write it to."""
+    assert isinstance(load.type, T.IntType)
+    want = FLOAT_OF_WIDTH.get(load.type.bits)
+    if want is None:
+        return None
+    if declared_type(load) == want:
+        return want
+    if users and all(isinstance(u, I.Store) and u.value is load and declared_type(u) == want
+                     for u in users):
+        return want
+    return None
+

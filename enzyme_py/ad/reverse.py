@@ -34,6 +34,7 @@ from enzyme_py.ad.context import (
     split_invoke_edges,
 )
 from enzyme_py.ad.derived import Derived, DerivedFunctions, GradientKey, SplitKey, SplitPair
+from enzyme_py.ad.devirtualize import trap_unchanged_global_fallbacks
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.reverse_cfg import (
@@ -41,6 +42,8 @@ from enzyme_py.ad.reverse_cfg import (
     LoopState,
     instrument_loops,
     instrument_merges,
+    reverse_ways,
+    way_in,
 )
 from enzyme_py.ad.reverse_ops import reverse_instruction
 from enzyme_py.ad.reverse_state import (
@@ -49,7 +52,7 @@ from enzyme_py.ad.reverse_state import (
     ReverseState,
     ReverseSweep,
 )
-from enzyme_py.ad.shadow import mirror_pointer_stores, returned_pointer
+from enzyme_py.ad.shadow import mirror_pointer_copies, mirror_pointer_stores, returned_pointer
 from enzyme_py.ad.signature import (
     derivative_parameters,
     install_signature,
@@ -160,6 +163,7 @@ class ReverseTransform:
             derived.add(key, Derived(work, final_type))
             self.module.symbols[name] = work  # reserve the name while the body is built
         expand_reallocs(self.module, work)  # malloc + memcpy + free: no special case below
+        trap_unchanged_global_fallbacks(self.module, work)  # pointers from unwritten globals
         split_invoke_edges(work)  # where a split callee's tape is read after an invoke
         original = set(work.instructions())
         # before the forward sweep adds uses (tape stores)
@@ -183,6 +187,8 @@ class ReverseTransform:
         st.pair = pair
         rewrite_split_calls(st)
         mirror_pointer_stores(st.shadows, [i for i in work.instructions() if i in original])
+        mirror_pointer_copies(st.shadows, [i for i in work.instructions() if i in original],
+                              st.memory_float_kind)
         if pair is not None and pair.shadow_return:
             st.ret_shadow = st.forward_shadow(returned_pointer(ctx, ret))
         instrument_loops(ctx, cf)
@@ -269,6 +275,8 @@ def _reverse_sweep(st: ReverseState) -> None:
     for block in order:
         rev[block] = work.append_block(names.reverse_block(block.name))
     rev_return = work.append_block("rev.return")
+    st.tape.reverse_of = {r: f for f, r in rev.items()}
+    reverse_ways(st.ctx, cf, rev)
     ret_value = cf.ret.value
     st.sweep = ReverseSweep(rev, rev_return, forward_block_count, ret_value)
     exit_block = cf.exit_block
@@ -338,7 +346,8 @@ def _edge(st: ReverseState, block: Block, pred: Block, phi_adjoints: dict[I.Phi,
     if decrement is not None:
         state, riv = decrement
         b.store(b.sub(riv, ConstantInt(T.I64, 1)), state.riv_slot, 8)
-    term = b.br(rev[pred])
+    term = b.br(way_in(cf, b, rev[pred], entering,
+                       decrement[0].loop if decrement is not None else None))
     for lp in entering:
         b.position_before(term)
         st.tape.enter_loop(cf.loop_states[lp], edge, block)

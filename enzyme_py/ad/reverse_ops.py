@@ -278,6 +278,8 @@ def _memory_call(st: ReverseState, call: I.Call, name: str) -> None:
     kind = memory_intrinsic(name)
     if kind != "memset" and st.ctx.activity.touches_shadow(src):
         elem = _memory_float_type(st, call)
+        if elem is None:  # only pointers move: the forward sweep copied their shadows
+            return
         helper = (move_adjoint_function if kind == "memmove"
                   else copy_adjoint_function)(st.ctx.module, elem)
         b.call(helper, [dshadow, st.reverse_shadow(src), size])
@@ -285,11 +287,18 @@ def _memory_call(st: ReverseState, call: I.Call, name: str) -> None:
     st.ctx.libc.call_memset_zero(b, dshadow, size)
 
 
-def _memory_float_type(st: ReverseState, call: I.Call) -> str:
-    """The float type held by the memory a memcpy moves."""
+def _memory_float_type(st: ReverseState, call: I.Call) -> str | None:
+    """The float type held by the memory a memcpy moves; None when it holds pointers and no
+    floats (a struct of integers and pointers: no adjoint to move)."""
     kind = st.memory_float_kind([call.args[0], call.args[1]])
     if kind in ("double", "float", "half"):
         return kind
+    if kind == "ptr":
+        return None
+    if (st.ctx.primal.name or "").startswith("enzyme_py."):  # runtime.py's tape helpers
+        raise st.ctx.error(call, "differentiating a gradient that keeps values on a growing "
+                                 "tape (nested __enzyme_autodiff over a loop whose trip count "
+                                 "is unknown) is not supported: the tape's memory is untyped")
     seen = kind or "no typed access to this memory"
     raise st.ctx.error(call, f"cannot tell which floating point type this copy moves "
                              f"({seen}); its adjoint needs the element type")

@@ -169,4 +169,4 @@ class ReverseState:
         return self.shadows.get(p)
 
     def reverse_shadow(self, p: Value) -> Value:
-        return self.tape.lookup(self.shadows.get(p))
+        return self.tape.reverse_shadow(p, self.shadows.get(p))

@@ -138,21 +138,27 @@ entry:
 declare void @enzyme_py.grow(ptr, ptr, i64, i64)
 """
 
+# In canonical loop form (preheader, dedicated exit): a nested `__enzyme_autodiff` may
+# differentiate a gradient that calls it.
 _FREE_DEFERRED = """
 define internal void @enzyme_py.free_deferred(ptr %list, ptr %count) {
 entry:
   %n = load i64, ptr %count, align 8
   %base = load ptr, ptr %list, align 8
   %empty = icmp eq i64 %n, 0
-  br i1 %empty, label %done, label %loop
+  br i1 %empty, label %done, label %preheader
+preheader:
+  br label %loop
 loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %i = phi i64 [ 0, %preheader ], [ %i.next, %loop ]
   %at = getelementptr inbounds ptr, ptr %base, i64 %i
   %p = load ptr, ptr %at, align 8
   call void @free(ptr %p)
   %i.next = add nuw i64 %i, 1
   %more = icmp ult i64 %i.next, %n
-  br i1 %more, label %loop, label %done
+  br i1 %more, label %loop, label %exit
+exit:
+  br label %done
 done:
   call void @free(ptr %base)
   ret void

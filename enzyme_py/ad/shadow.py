@@ -12,14 +12,16 @@ without a shadow raises `DifferentiationError`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.derived import GlobalShadowKey
 from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.analysis.field_types import declared_type, integer_by_use
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, underlying
+from enzyme_py.analysis.memory_effects import memory_intrinsic
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -255,10 +257,33 @@ def check_integer_copy(ctx: DerivationContext, store: I.Store) -> None:
     touches = ctx.activity.touches_shadow
     if isinstance(value.type, T.IntType) and touches(ptr) and isinstance(value, I.Load) and \
             touches(value.pointer):
+        if any(isinstance(declared_type(i), T.IntType) for i in (value, store)) or \
+                integer_by_use(value):
+            return  # an integer field (TBAA, the struct type or its uses say so), not bits
         raise ctx.error(store, "active memory is copied as integers and nothing in the "
                                "function tells which floating point type it holds; the "
                                "derivative would be lost (access the data with its float "
                                "type, e.g. compile without turning the copy into integers)")
+
+
+def mirror_pointer_copies(shadows: ShadowMap, insts: Iterable[I.Instruction],
+                          float_kind: Callable[[list[Value]], str | None]) -> None:
+    """After each memcpy/memmove between shadowed memory that holds pointers and no floats
+    (`float_kind` says `ptr`: a struct of integers and pointers), the same copy on the
+    shadows, so the copied pointers' shadows are found at the destination (such memory has
+    no adjoint for the reverse sweep to move)."""
+    touches = shadows.ctx.activity.touches_shadow
+    for inst in insts:
+        if not (isinstance(inst, I.Call) and memory_intrinsic(inst.callee_name or "") in (
+                "memcpy", "memmove")):
+            continue
+        dst, src = inst.args[0], inst.args[1]
+        if not (touches(dst) and touches(src)) or float_kind([dst, src]) != "ptr":
+            continue
+        new = clone_instruction(inst, {}, {})
+        new.name = None
+        new.operands[0], new.operands[1] = shadows.get(dst), shadows.get(src)
+        Builder().position_after_def(inst).insert(new)
 
 
 def mirror_pointer_stores(shadows: ShadowMap, insts: Iterable[I.Instruction]) -> None:

@@ -1,22 +1,29 @@
 """Primal values in the reverse sweep: use directly, recompute, or cache on the tape.
 
 `Tape.lookup(v)` returns a value, usable at the builder's position in the reverse sweep, equal
-to what `v` was in the forward iteration being reversed. Invariants:
+to what `v` was in the forward iteration being reversed (what may change memory or differ
+between iterations is asked of `tape_facts.py`). Invariants:
 
 - a value whose block dominates the return and lies in no loop is used directly (SSA);
 - a cheap pure value whose operands are themselves available is recomputed; a load is
-  recomputed only when no instruction of the function may write its memory;
+  recomputed (re-read) only when no write to its memory can run after it in the forward sweep;
 - a basic induction variable is rebuilt from the reverse iteration counter;
 - everything else is cached: an entry-block slot outside loops; inside loops an array indexed
-  by the canonical iteration number. A loop's arrays belong to its tape root (`tape_root`): the
-  outermost enclosing loop whose entry already knows the trip counts of every loop below it
-  down to this one. The array holds all iterations of that nest, indexed row-major by the
-  loops' iteration numbers. When the root's trip count is known at its entry, all its arrays
-  share one frame per entry: a `malloc` for a root outside loops, freed where the reversed root
-  finishes (its reverse preheader); a segment of the tape stream for a root inside a loop
-  (whose entries repeat), and the stream is freed at the end of the reverse sweep. When it is
-  not known, the array is grown by rows (realloc) as the root runs, and freed like a malloc
-  frame. So all tape memory is released before the gradient returns.
+  by the canonical iteration number of its home loop (`_home_loop`: the value's loop, or an
+  enclosing one when the loops inside it repeat the value unchanged, as a load of memory they
+  do not write at an address they do not change);
+- inside a reversed loop, a value that does not change in it (or in loops around it) is
+  fetched once where that reversed loop is entered and kept in a slot (`_hoist_loop`).
+
+A loop's arrays belong to its tape root (`tape_root`): the outermost enclosing loop whose
+entry already knows the trip counts of every loop below it down to this one. The array holds
+all iterations of that nest, indexed row-major by the loops' iteration numbers. When the
+root's trip count is known at its entry, all its arrays share one frame per entry: a `malloc`
+for a root outside loops, freed where the reversed root finishes (its reverse preheader); a
+segment of the tape stream for a root inside a loop (whose entries repeat), and the stream is
+freed at the end of the reverse sweep. When it is not known, the array is grown by rows
+(realloc) as the root runs, and freed like a malloc frame. So all tape memory is released
+before the gradient returns.
 """
 
 from __future__ import annotations
@@ -25,9 +32,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
 from enzyme_py.ad.runtime import grow_function, reserve_function
+from enzyme_py.ad.tape_facts import CHEAP as _CHEAP
+from enzyme_py.ad.tape_facts import TapeFacts
 from enzyme_py.analysis.loops import (
     InductionVariable,
     Loop,
@@ -43,14 +53,6 @@ from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import Constant, ConstantInt, Value
-
-_CHEAP = frozenset({
-    "add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem",
-    "srem", "fadd", "fsub", "fmul", "fdiv", "fneg", "trunc", "zext", "sext", "fptrunc", "fpext",
-    "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint", "inttoptr", "bitcast", "addrspacecast",
-    "getelementptr", "icmp", "fcmp", "select", "extractvalue", "insertvalue", "extractelement",
-    "insertelement", "shufflevector", "freeze",
-})
 
 
 @dataclass
@@ -96,12 +98,20 @@ class Tape:
         self.in_split = in_split
         self.memo: dict[tuple[int, int], Value] = {}
         self.slot_of: dict[Value, I.Instruction] = {}
-        self.array_of: dict[Value, Callable[[], Value]] = {}
+        self.array_of: dict[Value, tuple[Callable[[], Value], Loop, Loop]] = {}
         self._cheap: dict[Value, bool] = {}
         self.frees: dict[Block, list[Callable[[], Value]]] = {}
         self.roots: dict[Loop, Loop] = {}
         self.frames: dict[Loop, TapeFrame] = {}
         self.stream: TapeStream | None = None
+        self.facts = TapeFacts(ctx, cf, effects)
+        # reverse block -> the forward block it reverses (set by the sweep once it made them)
+        self.reverse_of: dict[Block, Block] = {}
+        self.hoist_slots: dict[tuple[Value, Loop], I.Instruction] = {}
+        self.accumulators: dict[tuple[Value, Loop], I.Instruction] = {}
+        self._loaded_memo: dict[tuple[Value, Loop], T.Type | None] = {}
+        # (preheader, shadow, slot, type): summing slots to add to their shadows
+        self.flushes: list[tuple[Block, Value, I.Instruction, T.Type]] = []
 
     # --- lookup -----------------------------------------------------------------------------
 
@@ -113,9 +123,133 @@ class Tape:
         got = self.memo.get(key)
         if got is not None:
             return got
-        got = self._materialize(v)
+        outer = self._hoist_loop(v)
+        got = self._materialize(v) if outer is None else self._hoisted(v, outer)
         self.memo[key] = got
         return got
+
+    # --- values fetched once per reversed loop -------------------------------------------------
+
+    def _hoist_loop(self, v: I.Instruction) -> Loop | None:
+        """The outermost reversed loop around the builder in which `v` does not change, when
+        `v` is read from the tape: it is then read once where that loop is entered and kept in
+        a slot, not once per iteration (LLVM cannot know that the reverse sweep does not write
+        tape memory, so it would not hoist the load)."""
+        forward = self.reverse_of.get(self.b.block)  # the forward block being reversed
+        here = self.cf.loops.loop_of.get(forward) if forward is not None else None
+        block = v.parent
+        if here is None or block is None or \
+                (self.direct(block) and self._defined_on_every_path(v)):
+            return None
+        lp = self.cf.loops.loop_of.get(block)
+        if lp is not None:
+            state = self.cf.loop_states[lp]
+            if v is state.iv or v in state.ivs:
+                return None  # a counter (an SSA value once the slots are promoted)
+        if self.is_cheap(v):
+            return None  # pure arithmetic of SSA values: LLVM hoists what is invariant
+        home = self._home_loop(v, lp) if lp is not None else None
+        varying = home.nest() if home is not None else []
+        for outer in here.nest():
+            if outer not in varying:
+                return outer
+        return None
+
+    def _hoisted(self, v: I.Instruction, outer: Loop) -> Value:
+        slot = self.hoist_slots.get((v, outer))
+        if slot is None:
+            slot = self.ctx.entry_alloca(v.type, (v.name or "v") + ".fetched")
+            self.hoist_slots[(v, outer)] = slot
+            state = self.cf.loop_states[outer]
+            state.fetched.append((v, slot))
+            for edge, _ in state.entry_edges:  # edges already emitted: fetch there too
+                self._at_edge(edge, lambda: self.b.store(self.lookup(v), slot))
+        return self.b.load(v.type, slot, name=v.name)
+
+    # --- adjoints of loop-invariant loads, summed in a slot -------------------------------------
+
+    def reverse_shadow(self, p: Value, shadow: Value) -> Value:
+        """Where the reverse sweep, at the builder, reads and writes the shadow of memory at
+        `p` (whose forward shadow is `shadow`): the shadow itself, or, inside a reversed loop
+        that only loads through `p` (an address it does not change, from memory it does not
+        write), a slot that sums those loads' adjoints. The slot is reset where the reversed
+        loop is entered and added to the shadow where it finishes (its reverse preheader), so
+        the sum stays in a register instead of going through memory on every iteration (the
+        other adjoints that reach that memory meanwhile are sums too: the order changes, not
+        the total)."""
+        forward = self.reverse_of.get(self.b.block)
+        here = self.cf.loops.loop_of.get(forward) if forward is not None else None
+        if here is not None:
+            for lp in here.nest():
+                ty = self._only_loaded_in(p, lp)
+                if ty is not None and self._available_after(shadow, lp):
+                    return self._accumulator(p, shadow, lp, ty)
+        return self.lookup(shadow)
+
+    def _available_after(self, shadow: Value, lp: Loop) -> bool:
+        """`shadow` can be looked up where the reversed `lp` has finished: it is defined
+        outside `lp`, or recomputed (then from values that do not change in `lp`, since the
+        pointer it shadows does not)."""
+        if not isinstance(shadow, I.Instruction) or shadow.parent not in lp.blocks:
+            return True
+        return self.is_cheap(shadow)
+
+    def _only_loaded_in(self, p: Value, lp: Loop) -> T.Type | None:
+        """The type `lp` loads through `p` when its only uses of `p` are loads of one float
+        type, `p` does not change in it and nothing in it writes where `p` points."""
+        key = (p, lp)
+        if key in self._loaded_memo:
+            return self._loaded_memo[key]
+        ty: T.Type | None = None
+        if p.type.is_pointer and self.facts.invariant_in(p, lp) and \
+                not self.facts.written_in(underlying(p), lp):
+            users = [i for blk in lp.blocks for i in blk.instructions
+                     if i in self.cf.original and any(op is p for op in i.operands)]
+            types = {u.type for u in users if isinstance(u, I.Load) and
+                     not (u.flags or u.ordering) and u.pointer is p}
+            if users and len(types) == 1 and len(users) == sum(
+                    1 for u in users if isinstance(u, I.Load) and u.pointer is p):
+                only = next(iter(types))
+                ty = only if only.is_fp_or_fp_vector else None
+        self._loaded_memo[key] = ty
+        return ty
+
+    def _accumulator(self, p: Value, shadow: Value, lp: Loop, ty: T.Type) -> I.Instruction:
+        slot = self.accumulators.get((p, lp))
+        if slot is None:
+            slot = self.ctx.entry_alloca(ty, (shadow.name or "shadow") + ".sum")
+            self.accumulators[(p, lp)] = slot
+            state = self.cf.loop_states[lp]
+            zero = adjoint_zero(ty)
+            state.fetched.append((zero, slot))  # reset on every way in
+            for edge, _ in state.entry_edges:
+                self._at_edge(edge, lambda: self.b.store(zero, slot))
+            assert lp.preheader is not None
+            self.flushes.append((lp.preheader, shadow, slot, ty))
+        return slot
+
+    def emit_flushes(self, rev_blocks: dict[Block, Block]) -> None:
+        """Add each summing slot to its shadow where its reversed loop finishes (first in the
+        reverse preheader, before anything there reads the shadow)."""
+        by_block: dict[Block, list[tuple[Value, I.Instruction, T.Type]]] = {}
+        for pre, shadow, slot, ty in self.flushes:
+            by_block.setdefault(rev_blocks[pre], []).append((shadow, slot, ty))
+        b = self.b
+        for rb, sums in by_block.items():
+            # what the block's own code looked up is defined below: not to be used above it
+            self.memo = {k: got for k, got in self.memo.items() if k[1] != id(rb)}
+            assert rb.terminator is not None
+            b.position_before(rb.instructions[0])
+            for shadow, slot, ty in sums:
+                sp = self.lookup(shadow)
+                b.store(add_values(b, b.load(ty, sp), b.load(ty, slot)), sp)
+
+    def _at_edge(self, edge: Block, emit: Callable[[], object]) -> None:
+        saved = (self.b.block, self.b.index)
+        assert edge.terminator is not None
+        self.b.position_before(edge.terminator)
+        emit()
+        self.b.block, self.b.index = saved
 
     def _materialize(self, v: I.Instruction) -> Value:
         block = v.parent
@@ -183,7 +317,7 @@ class Tape:
             if v.flags or v.ordering or v not in self.cf.original:
                 return False  # tape reads are never re-read: their slots change as we go
             objs = underlying(v.pointer)
-            if self.effects.may_be_written(objs):
+            if self.facts.written_after(v, objs):
                 return False
             if self.in_split and not all(isinstance(o, I.Alloca) for o in objs):
                 return False  # the caller may overwrite it before the reverse function runs
@@ -214,15 +348,26 @@ class Tape:
 
     def _load_cached(self, v: I.Instruction, lp: Loop | None) -> Value:
         b = self.b
-        if lp is None:
+        home = self._home_loop(v, lp)
+        if home is None:
             return b.load(v.type, self._slot(v), name=v.name)
         got = self.array_of.get(v)
         if got is None:
-            got = self._make_array(v, lp)
-            self.array_of[v] = got
-        array, root = got
-        ptr = b.getelementptr(v.type, array(), [self._reverse_index(lp, root)])
+            got = self._make_array(v, home)
+            self.array_of[v] = (*got, home)
+        array, root, home = self.array_of[v]
+        ptr = b.getelementptr(v.type, array(), [self._reverse_index(home, root)])
         return b.load(v.type, ptr, tape_align(v.type), name=v.name)
+
+    def _home_loop(self, v: I.Instruction, lp: Loop | None) -> Loop | None:
+        """The innermost loop around `v` whose iterations may see different values of `v`:
+        `v`'s own loop, or an enclosing one when `v` is the same in every iteration of the
+        loops inside it (a load of memory they do not write, at an address they do not
+        change). Its cache then holds one value per iteration of that loop, not per
+        iteration of `v`'s."""
+        while lp is not None and self.facts.invariant_in(v, lp):
+            lp = lp.parent
+        return lp
 
     def _slot(self, v: I.Instruction) -> I.Instruction:
         slot = self.slot_of.get(v)
@@ -424,11 +569,7 @@ class Tape:
         return self.ctx.libc.malloc()
 
     def _store_final(self, edge: Block, final: Value, rev_slot: I.Instruction) -> None:
-        saved = (self.b.block, self.b.index)
-        assert edge.terminator is not None
-        self.b.position_before(edge.terminator)
-        self.b.store(self.lookup(final), rev_slot, 8)
-        self.b.block, self.b.index = saved
+        self._at_edge(edge, lambda: self.b.store(self.lookup(final), rev_slot, 8))
 
     def enter_loop(self, state: LoopState, edge: Block, exit_block: Block) -> None:
         """Called on each reverse edge that enters the reversed loop from `exit_block`."""
@@ -436,10 +577,13 @@ class Tape:
         self.b.store(self.lookup(state.limits[exit_block]), state.riv_slot, 8)
         for _, finals, rev_slot in state.grown:
             self.b.store(self.lookup(finals[exit_block]), rev_slot, 8)
+        for v, slot in state.fetched:  # (after the counters and arrays they may read)
+            self.b.store(self.lookup(v), slot)
 
     def emit_frees(self, rev_blocks: dict[Block, Block], free: Function) -> None:
         """Size each frame, and free each root's arrays where its reversed loop has finished
         (reverse preheader)."""
+        self.emit_flushes(rev_blocks)
         for frame in self.frames.values():
             frame.call.operands[3 if frame.in_stream else 0] = frame.end
         b = self.b

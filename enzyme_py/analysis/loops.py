@@ -81,6 +81,9 @@ class TripCount:
     tested_next: bool  # the test reads `iv.next` rather than `iv`
     predicate: str  # normalized to continue-while-true: slt sle ult ule sgt sge ugt uge ne
     bound: Value
+    # the block holding the test: leaving the loop there (the test failed) means the header
+    # ran exactly `emit_trip_count` times
+    exiting: Block | None = None
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,7 @@ def _exit_test(lp: Loop, x: Block) -> TripCount | None:
             continue
         if pred in ("sgt", "sge", "ugt", "uge") and increasing:
             continue
-        return TripCount(iv, tested is iv.next, pred, bound)
+        return TripCount(iv, tested is iv.next, pred, bound, x)
     return None
 
 

@@ -296,3 +296,47 @@ def constant_pointer_at(c: Value, ty: T.Type, off: int) -> list[Value]:
         if start <= off < start + alloc_size(et):
             return constant_pointer_at(e, et, off - start)
     raise _GiveUp
+
+
+def _mentions(c: Value, g: GlobalVariable) -> bool:
+    if c is g:
+        return True
+    if isinstance(c, ConstantExpr):
+        return any(_mentions(o, g) for o in c.ops)
+    if isinstance(c, ConstantAggregate):
+        return any(_mentions(e, g) for e in c.elements)
+    return False
+
+
+def _address_only(c: Value, g: GlobalVariable) -> bool:
+    """`c` is `g`, or a constant GEP / cast of it."""
+    while isinstance(c, ConstantExpr) and c.opcode in ("getelementptr", "bitcast",
+                                                       "addrspacecast"):
+        if any(_mentions(o, g) for o in c.ops[1:]):
+            return False
+        c = c.ops[0]
+    return c is g
+
+
+def never_written(g: GlobalVariable) -> bool:
+    """No code of `g`'s module can write `g`: every mention of it, in every function and
+    initializer, is the address of a non-atomic load (directly or through constant GEPs and
+    casts), so its address is never passed on. Another file linked with this one still may
+    write it (external linkage): a transform that relies on this checks it at run time."""
+    module = g.parent
+    if module is None or g.initializer is None or g.linkage in _REPLACEABLE:
+        return False
+    for other in module.globals:
+        if other.initializer is not None and _mentions(other.initializer, g):
+            return False
+    if module.aliases:
+        return False  # an alias may name it
+    for fn in module.functions:
+        for inst in fn.instructions():
+            for k, op in enumerate(inst.operands):
+                if not _mentions(op, g):
+                    continue
+                if not (isinstance(inst, I.Load) and k == 0 and not inst.ordering and
+                        "volatile" not in inst.flags and _address_only(op, g)):
+                    return False
+    return True

@@ -31,9 +31,7 @@ from enzyme_py.api.show import show
 from enzyme_py.api.vjp import vjp
 from enzyme_py.config import Config
 
-Options = Config  # the name the front doors' callers use for it
-
 __all__ = ["Active", "Config", "Const", "Duplicated", "DuplicatedNoNeed", "GradCache",
-           "GradFunction", "JitFunction", "Options", "autodiff", "build_module", "grad",
+           "GradFunction", "JitFunction", "autodiff", "build_module", "grad",
            "grad_cache_of", "inactive", "jit", "optimize_before_ad", "result_node",
            "shadow_like", "show", "value_and_grad", "vjp"]

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from enzyme_py import backend
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.api.compile import build_module, optimize_before_ad, param_names
 from enzyme_py.api.gradients import (
@@ -41,7 +40,7 @@ from enzyme_py.array_results import (
     slot_activities,
 )
 from enzyme_py.caches import FunctionCache
-from enzyme_py.calling import ErrorRecord, arg_key, arg_types, error_record
+from enzyme_py.calling import ErrorRecord, arg_key, arg_types, compile_checked
 from enzyme_py.config import Config
 from enzyme_py.errors import ArgumentValueError, NotDifferentiableError
 from enzyme_py.frontend import Array, FType, Tuple
@@ -210,8 +209,8 @@ def _forward_native(f: Callable, args: Sequence[Any]
             acts.append(Activity.DUP if t.is_float else Activity.CONST)
     acts += slot_activities(layout.items, Activity.DUP)
     out, dname = forward_module(module, wname, acts, opt_level=0, return_primal=True)
-    jm = backend.compile_ir(str(out), opt_level=2)
-    return _FORWARD.put(f, key, (jm.function(dname), types, layout, error_record(jm, session)))
+    jm, errors = compile_checked(str(out), session, dname)
+    return _FORWARD.put(f, key, (jm.function(dname), types, layout, errors))
 
 
 def _forward_call(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
@@ -243,9 +242,12 @@ def _forward_call(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         if isinstance(item, Array):
             flat.extend(shape)
         slots.append((buf, tangent))
-    native(*flat)
-    if errors is not None:
-        errors.check()
+    if errors is None:
+        native(*flat)
+    else:
+        words, address = errors.thread_record()
+        native(*flat, address) if errors.per_call else native(*flat)
+        errors.check(words)
     values = [_item_value(item, buf) for item, (buf, _) in zip(items, slots, strict=True)]
     tans = [None if t is None else _item_value(item, t)
             for item, (_, t) in zip(items, slots, strict=True)]

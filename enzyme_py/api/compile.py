@@ -31,6 +31,7 @@ class Primal:
     module: Module
     stub: Any  # the generated fast caller (see calling.make_stub)
     code: Any = None  # the backend's JITModule (its optimized text: `code.ir`)
+    errors: Any = None  # its `calling.ErrorRecord` (None: the code has no checks)
 
 
 def param_names(f: Callable) -> list[str]:

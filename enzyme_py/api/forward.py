@@ -13,13 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from enzyme_py import backend
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.api.compile import build_module, complete_args, optimize_before_ad, param_names
 from enzyme_py.api.gradients import grad_cache_of
 from enzyme_py.array_results import carries_arrays
 from enzyme_py.caches import FunctionCache
-from enzyme_py.calling import arg_key, arg_types, convert_result, error_record
+from enzyme_py.calling import arg_key, arg_types, compile_checked, convert_result
 from enzyme_py.config import Config
 from enzyme_py.errors import (
     ArgumentValueError,
@@ -88,8 +87,8 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     # a Hessian needs only the tangent of the gradient (and nested structs cannot be returned)
     out, dname = forward_module(module, fname, flat_fwd, opt_level=0,
                                 return_primal=not with_gradient)
-    jm = backend.compile_ir(str(out), opt_level=2)
-    return _Checked(jm.function(dname), error_record(jm, session)), types
+    jm, errors = compile_checked(str(out), session, dname)
+    return _Checked(jm.function(dname), errors), types
 
 
 class _Checked:
@@ -101,9 +100,11 @@ class _Checked:
         self.errors = errors
 
     def __call__(self, *args: Any) -> Any:
-        r = self.native(*args)
-        if self.errors is not None:
-            self.errors.check()
+        if self.errors is None:
+            return self.native(*args)
+        words, address = self.errors.thread_record()
+        r = self.native(*args, address) if self.errors.per_call else self.native(*args)
+        self.errors.check(words)
         return r
 
 
@@ -257,8 +258,8 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     module, gname = gradient_module(module, fname, rev_acts, True, opt_level=2)
     out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
                                 width=width)
-    jm = backend.compile_ir(str(out), opt_level=2)
-    return _COMPILED.put(f, key, _Checked(jm.function(dname), error_record(jm, session)))
+    jm, errors = compile_checked(str(out), session, dname)
+    return _COMPILED.put(f, key, _Checked(jm.function(dname), errors))
 
 
 def hessian(f: Callable, argnum: int = 0) -> Callable[..., np.ndarray]:

@@ -24,7 +24,7 @@ from enzyme_py.api.compile import (
     written_arrays,
 )
 from enzyme_py.api.disk_cache import entry_path, load, store
-from enzyme_py.api.jit import JitFunction
+from enzyme_py.api.jit import JitFunction, stored_record
 from enzyme_py.array_results import (
     Item,
     add_output_wrapper,
@@ -38,8 +38,8 @@ from enzyme_py.calling import (
     arg_key,
     arg_types,
     checked_int,
+    compile_checked,
     convert_result,
-    error_record,
     overlapping_arrays,
     reject_read_only_writes,
 )
@@ -186,16 +186,17 @@ class GradCache:
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
         only_export(out, gname)
-        jm = backend.compile_ir(str(out), opt_level=self.options.opt_level,
-                                keep_object=disk is not None)
+        jm, errors = compile_checked(str(out), session, gname, self.options.opt_level,
+                                     keep_object=disk is not None)
         native = jm.function(gname)
-        g = Gradient(native, error_record(jm, session), types, acts, rt,
+        g = Gradient(native, errors, types, acts, rt,
                      return_primal and not outputs, ret_active, outputs)
         if disk is not None:
             store(disk, self.f, session.global_reads, {
                 "ir": jm.ir, "object": jm.object, "name": gname,
                 "error_name": session.error_name,
                 "sites": session.sites, "opt_level": self.options.opt_level,
+                "per_call": errors is not None and errors.per_call,
                 "gradient": replace(g, native=None, errors=None)})
         return g
 
@@ -207,8 +208,7 @@ def _from_disk(disk: Any, f: Callable) -> Gradient | None:
         return None
     jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
                             object_code=got["object"])
-    errors = ErrorRecord(jm.address(got["error_name"]), got["sites"]) \
-        if got["error_name"] in jm else None
+    errors = stored_record(jm, got)
     return replace(got["gradient"], native=jm.function(got["name"]), errors=errors)
 
 
@@ -294,10 +294,14 @@ def run_gradient(g: Gradient, args: Sequence[Any], seed: Any,
             flat.extend(seed)
         else:
             flat.append(seed)
+    if g.errors is not None:
+        words, address = g.errors.thread_record()
+        if g.errors.per_call:
+            flat.append(address)
     # Shapes and dtypes were fixed by the specialization key; the raw call skips the checks.
     r = g.native._cfunc(*flat) if fast else g.native(*flat)
     if g.errors is not None:
-        g.errors.check()
+        g.errors.check(words)
     results = list(r) if isinstance(r, tuple) else ([] if r is None else [r])
     primal = None
     rt = g.return_type

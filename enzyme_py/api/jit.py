@@ -29,7 +29,7 @@ from enzyme_py.calling import (
     _Overlap,
     arg_key,
     arg_types,
-    error_record,
+    compile_checked,
     make_stub,
     overlapping_arrays,
     reject_read_only_writes,
@@ -101,15 +101,15 @@ class JitFunction:
                 written = written_arrays(optimized.get_function(compiled.function.name or ""),
                                           types)
                 reject_read_only_writes(self.pyfunc.__name__, self.params, args, written)
-            jm = backend.compile_ir(str(module), opt_level=self.options.opt_level,
-                                    keep_object=disk is not None)
+            jm, errors = compile_checked(str(module), session, compiled.function.name or "",
+                                         self.options.opt_level,
+                                         keep_object=disk is not None)
             native = jm.function(compiled.function.name or "")
-            stub = make_stub(native, types, compiled.return_type, error_record(jm, session),
-                             not alias)
+            stub = make_stub(native, types, compiled.return_type, errors, not alias)
             node = result_node(self.pyfunc, types)
             if node is not None and self.rebuild_trees:  # a tree result, rebuilt
                 stub = _rebuilding(stub, node)
-            spec = Primal(compiled, module, stub, jm)
+            spec = Primal(compiled, module, stub, jm, errors)
             self._cache[(key, alias)] = spec
             if not alias:
                 self._cache[key] = spec
@@ -119,6 +119,7 @@ class JitFunction:
                     "types": types,
                     "return_type": compiled.return_type, "params": compiled.param_names,
                     "error_name": session.error_name, "sites": session.sites,
+                    "per_call": errors is not None and errors.per_call,
                     "node": node, "opt_level": self.options.opt_level})
         return spec.stub
 
@@ -130,15 +131,14 @@ class JitFunction:
         jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
                                 object_code=got["object"])
         native = jm.function(got["name"])
-        errors = ErrorRecord(jm.address(got["error_name"]), got["sites"]) \
-            if got["error_name"] in jm else None
+        errors = stored_record(jm, got)
         stub = make_stub(native, got["types"], got["return_type"], errors, not alias)
         node = got["node"]
         if node is not None and self.rebuild_trees:
             stub = _rebuilding(stub, node)
         compiled = Compiled(Function(got["name"]), got["types"], got["return_type"],
                             got["params"])
-        return Primal(compiled, Module(), stub, jm)
+        return Primal(compiled, Module(), stub, jm, errors)
 
     def _over_leaves(self, args: Sequence[Any]) -> Callable[..., Any]:
         flat, _ = flatten_call(self.pyfunc, args)
@@ -156,6 +156,14 @@ class JitFunction:
         types = arg_types(self.pyfunc.__name__, self.params, args)
         module, _, _ = build_module(self.pyfunc, types, self.options, True)
         return backend.optimize(str(module), self.options.opt_level) if optimized else str(module)
+
+
+def stored_record(jm: Any, got: dict) -> ErrorRecord | None:
+    """The error record of code loaded from the persistent cache (as it was compiled)."""
+    if got["per_call"]:
+        return ErrorRecord(None, got["sites"])
+    return ErrorRecord(jm.address(got["error_name"]), got["sites"]) \
+        if got["error_name"] in jm else None
 
 
 def _rebuilding(stub: Callable[..., Any], node: Node) -> Callable[..., Any]:

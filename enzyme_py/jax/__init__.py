@@ -9,8 +9,10 @@ Modules: `ffi_handler` (the handler in LLVM IR; the only one that knows the XLA 
 `messages` (error-site messages baked into handlers), `derivatives` (the four compiled forms,
 primal, tangent, vjp and hvp, and their handler plans), `shapes` (result shapes for abstract
 evaluation), `targets` (compiling, naming and registering targets; pinned native code), `op`
-(the JAX primitive `enzyme_py_call`, abstract evaluation, lowering), `rules` (jvp, transpose,
-vmap), `manual_axes` (varying mesh axes under `shard_map`), `from_ll` (LLVM IR from C).
+(the JAX primitive `enzyme_py_call`, abstract evaluation), `lowering` (the custom call,
+partitionable over a sharded batch), `rules` (jvp, transpose, vmap), `second_order` (forward
+over forward from the hvp form), `record` (a per-call error record), `manual_axes` (varying
+mesh axes under `shard_map`), `from_ll` (LLVM IR from C).
 
 Invariant: this package (with `testing`) is the only one that imports jax; importing it without
 jax installed raises ImportError with the install line.
@@ -23,6 +25,7 @@ except ImportError as err:  # pragma: no cover - exercised without jax
     raise ImportError("enzyme_py.jax needs JAX: pip install 'jax[cpu]' (jax and jaxlib "
                       ">= 0.4.31, with jax.ffi)") from err
 
+from enzyme_py.jax import lowering as _lowering  # noqa: F401  (registers the lowering)
 from enzyme_py.jax import rules as _rules  # noqa: F401  (registers the rules)
 from enzyme_py.jax.from_ll import LLOp, from_ll
 from enzyme_py.jax.op import Op, primitive

@@ -9,13 +9,18 @@ optimizer may inline it. What it does is described by a `HandlerSpec`, built els
   it writes the API version of the installed jaxlib's `c_api.h` (read by `ffi_version`, never
   hard-coded: XLA accepts only an exact match) and no traits, and touches nothing else;
 - at other stages than EXECUTE it does nothing;
+- it reads operand k from the frame's position `arg_slots[k]` (the custom call may list its
+  operands in another order: `op._lower` puts a sharded one first);
 - it checks the numbers of operands and results, and each buffer's dtype and rank (batch axes
   included), and that batched operands agree with the results on each batch axis;
-- it loops over the batch (the leading `k` axes of every result; an operand lacking an axis is
-  read with stride 0), passing per element the buffers' data, their extents, loaded scalars,
-  scratch blocks (malloc'ed once, zeroed or copied from a buffer before each call) and
-  constants, then stores the callee's returned values into result buffers;
-- after each call it reads the module's error record (`[site, index, extent]`); a failure
+- it loops over the batch (the leading `k` axes; an operand lacking an axis is read with
+  stride 0), passing per element the buffers' data, their extents, loaded scalars, scratch
+  blocks (malloc'ed once, zeroed or copied from a buffer before each call) and constants,
+  then stores the callee's returned values into result buffers. A result lacking a batch axis
+  is the sum over it: zeroed first, the callee adds into it (an array it accumulates into)
+  or the handler adds the returned value (a number);
+- after each call it reads the error record (`[site, index, extent]`: its own per-call block
+  passed to the callee, `error_param`, or else the module's global `error_global`); a failure
   becomes an `XLA_FFI_Error` (through `api->XLA_FFI_Error_Create`) whose message is the site's
   `Message` formatted with snprintf, and the record is cleared. Every error path frees the
   scratch blocks.
@@ -92,7 +97,7 @@ def ffi_version(include_dir: str | None = None) -> tuple[int, int]:
 @dataclass(frozen=True)
 class BufferSpec:
     """An operand or result buffer: dtype (a `DTYPES` key), rank without the batch axes, and
-    which of the `k` batch axes it has in front (a result has all of them)."""
+    which of the `k` batch axes it has in front (a result lacking one is summed over it)."""
 
     dtype: str
     rank: int
@@ -106,7 +111,8 @@ class Param:
     kind: `data` (the element's data pointer of buffer `index` on `side` "arg"/"ret"),
     `dim` (extent `axis` of that buffer, batch axes not counted), `value` (the scalar in that
     buffer, loaded; a bool is passed as i1), `scratch` (scratch block `index`), `const`
-    (the i64 `index`)."""
+    (the i64 `index`), `record` (this call's error record, `[3 x i64]` on the handler's
+    stack)."""
 
     kind: str
     index: int = 0
@@ -161,6 +167,8 @@ class HandlerSpec:
     zeroed: tuple[int, ...] = ()  # results zeroed before the loop (the callee adds into them)
     error_global: str | None = None  # the callee module's `[3 x i64]` error record
     messages: tuple[Message, ...] = ()  # per error site, numbered from 1
+    arg_slots: tuple[int, ...] = ()  # the frame position of each operand (empty: in order)
+    error_param: bool = False  # the record is this call's own block, passed as Param("record")
 
     @property
     def batch_axes(self) -> int:
@@ -260,6 +268,8 @@ class _Handler:
         e.label("entry")
         e.lines.append(f"  %message = alloca [{_MESSAGE_BYTES} x i8], align 16")
         e.lines.append("  %error.args = alloca { i64, ptr, ptr, i32 }, align 8")
+        if s.error_param:
+            e.lines.append("  %record = alloca [3 x i64], align 8")
         for k in range(len(s.scratch)):
             slot = f"%scratch.slot.{k}"
             e.lines.append(f"  {slot} = alloca ptr, align 8")
@@ -290,9 +300,15 @@ class _Handler:
                      "ret": [self._buffer("ret", k, b) for k, b in enumerate(s.rets)]}
         self._batch()
         self._allocate()
-        for k in s.zeroed:
+        if s.error_param:
+            e.do("call void @llvm.memset.p0.i64(ptr %record, i8 0, i64 24, i1 false)")
+        summed = {st.ret for st in s.stores if not all(s.rets[st.ret].batch)}
+        for k in sorted(set(s.zeroed) | summed):
             buf = self.bufs["ret"][k]
-            total = e(f"mul i64 {buf['slice']}, {self.count}")
+            total = buf["slice"]
+            for a, present in enumerate(buf["spec"].batch):
+                if present:
+                    total = e(f"mul i64 {total}, {self.sizes[a]}")
             e.do(f"call void @llvm.memset.p0.i64(ptr {buf['data']}, i8 0, i64 {total}, i1 false)")
         self._loop()
         e.label("done")
@@ -318,7 +334,8 @@ class _Handler:
         bytes of one batch element."""
         s, e = self.spec, self.e
         vec = self.argv if side == "arg" else self.retv
-        slot = e(f"getelementptr inbounds ptr, ptr {vec}, i64 {k}")
+        at = s.arg_slots[k] if side == "arg" and s.arg_slots else k
+        slot = e(f"getelementptr inbounds ptr, ptr {vec}, i64 {at}")
         buf = e(f"load ptr, ptr {slot}", f"{side}{k}")
         code, _, size = DTYPES[b.dtype]
         what = f"{'operand' if side == 'arg' else 'result'} {k}"
@@ -349,11 +366,20 @@ class _Handler:
                 "batch_dims": batch_dims}
 
     def _batch(self) -> None:
-        """Batch sizes (from result 0), checks of the operands' batch extents, the element
-        count, and per buffer the byte stride of each batch axis it has."""
+        """Batch sizes (each from the first buffer that has the axis), checks of the operands'
+        batch extents, the element count, and per buffer the byte stride of each batch axis
+        it has."""
         s, e = self.spec, self.e
         k = s.batch_axes
-        sizes = self.bufs["ret"][0]["batch_dims"] if k else []
+        sizes = []
+        for a in range(k):
+            for buf in (*self.bufs["ret"], *self.bufs["arg"]):
+                mask = buf["spec"].batch
+                if mask[a]:
+                    sizes.append(buf["batch_dims"][sum(mask[:a])])
+                    break
+            else:
+                raise ValueError(f"enzyme_py.jax: internal error: no buffer has batch axis {a}")
         self.sizes = sizes
         count = "1"
         for size in sizes:
@@ -447,8 +473,12 @@ class _Handler:
                 value = e(f"extractvalue {s.callee_return} {result}, {st.field}") \
                     if struct else result
                 ty = DTYPES[s.rets[st.ret].dtype][1]
-                e.do(f"store {ty} {value}, ptr {element('ret', st.ret)}")
-        if s.error_global is not None:
+                where = element("ret", st.ret)
+                if not all(s.rets[st.ret].batch):  # summed over the batch axes it lacks
+                    old = e(f"load {ty}, ptr {where}")
+                    value = e(f"fadd {ty} {old}, {value}")
+                e.do(f"store {ty} {value}, ptr {where}")
+        if s.error_global is not None or s.error_param:
             self._check_record()
         e.do("br label %next")
         e.label("next")
@@ -471,6 +501,8 @@ class _Handler:
             return self.scratch_ptrs[p.index][0]
         if p.kind == "const":
             return str(p.index)
+        if p.kind == "record":
+            return "%record"
         if p.kind == "value":
             mem = DTYPES[self.bufs[p.side][p.index]["spec"].dtype][1]
             v = e(f"load {mem}, ptr {element(p.side, p.index)}")
@@ -482,14 +514,14 @@ class _Handler:
     def _check_record(self) -> None:
         """A failed check in the callee: format its site's message, clear the record."""
         s, e = self.spec, self.e
-        g = f"@{s.error_global}"
+        g = "%record" if s.error_param else f"@{s.error_global}"
         site = e(f"load i64, ptr {g}", "site")
         failed = e(f"icmp ne i64 {site}, 0")
         ok, bad = self.block("record.ok"), self.block("record.failed")
         e.do(f"br i1 {failed}, label %{bad}, label %{ok}")
         e.label(bad)
-        i = e(f"load i64, ptr getelementptr inbounds ([3 x i64], ptr {g}, i64 0, i64 1)", "i")
-        x = e(f"load i64, ptr getelementptr inbounds ([3 x i64], ptr {g}, i64 0, i64 2)", "x")
+        i = e.field(g, 8, "i64", "i")
+        x = e.field(g, 16, "i64", "x")
         e.do(f"store i64 0, ptr {g}")
         n = len(s.messages)
         known = e(f"icmp ule i64 {site}, {n}")

@@ -31,7 +31,15 @@ from enzyme_py.frontend import Array, FType, Scalar
 from enzyme_py.frontend.ftypes import scalar_of_dtype
 from enzyme_py.ir import Module
 from enzyme_py.ir import parse as parse_module
-from enzyme_py.jax.derivatives import Plan, buffer_specs, dtype_name, is_float, rebatched
+from enzyme_py.jax.derivatives import (
+    Active,
+    Masks,
+    Plan,
+    buffer_specs,
+    dtype_name,
+    is_float,
+    rebatched,
+)
 from enzyme_py.jax.ffi_handler import Param, Scratch, Store
 from enzyme_py.jax.op import Signature, bind
 
@@ -134,14 +142,15 @@ class LLOp:
         outs = bind("primal", sig, ((),) * len(operands), operands)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def plan(self, kind: str, sig: Signature, batch: tuple[tuple[bool, ...], ...]) -> Plan:
-        """The form `kind` for these operand types (derived once; the batching changes only
-        the handler)."""
-        key = (kind, sig.types)
+    def plan(self, kind: str, sig: Signature, batch: tuple[tuple[bool, ...], ...],
+             active: Active = None, out_batch: Masks = None) -> Plan:
+        """The form `kind` for these operand types and active operands (derived once; the
+        batching changes only the handler)."""
+        key = (kind, sig.types, active)
         got = self._plans.get(key)
         if got is None:
-            got = self._plans[key] = _LLPlan(self, sig, kind, ((),) * len(batch)).build()
-        return rebatched(got, kind, sig.types, sig.items, batch)
+            got = self._plans[key] = _LLPlan(self, sig, kind, ((),) * len(batch), active).build()
+        return rebatched(got, kind, sig.types, sig.items, batch, active, out_batch)
 
 
 def _refuse_input_writes(fn: Any, activities: Sequence[str], name: str) -> None:
@@ -166,13 +175,14 @@ class _LLPlan:
     """The forms of an LLVM function: parameters laid out as the AD transforms lay them."""
 
     def __init__(self, op: LLOp, sig: Signature, kind: str,
-                 batch: tuple[tuple[bool, ...], ...]) -> None:
-        self.op, self.sig, self.kind, self.batch = op, sig, kind, batch
+                 batch: tuple[tuple[bool, ...], ...], active: Active = None) -> None:
+        self.op, self.sig, self.kind, self.batch, self.active = op, sig, kind, batch, active
         self.params: list[Param] = []
         self.scratch: list[Scratch] = []
         self.stores: list[Store] = []
         self.zeroed: list[int] = []
-        self.fl = [i for i, t in enumerate(sig.types) if is_float(t)]
+        self.fl = [i for i, t in enumerate(sig.types)
+                   if is_float(t) and (active is None or i in active)]
         self.fo = [j for j, it in enumerate(sig.items) if is_float(it)]
 
     def _scratch(self, sc: Scratch) -> Param:
@@ -206,14 +216,14 @@ class _LLPlan:
                 j += 1
                 continue
             t = sig.types[i]
-            active = is_float(t) and self._active(q)
+            active = i in ret_of and self._active(q)
             pointer = isinstance(t, Array)
             p.append(Param("data" if pointer else "value", i))
             if not active:
                 fwd.append("const")
                 rev.append("const")
                 hvp.append("const")
-                if is_float(t) and kind in ("vjp", "hvp"):
+                if i in ret_of and kind in ("vjp", "hvp"):
                     self.zeroed.append(ret_of[i])
             elif pointer:
                 fwd.append("dup")
@@ -261,7 +271,7 @@ class _LLPlan:
         if len(param_types) != len(p):
             raise CallError(f"from_ll: internal error: @{callee} takes {len(param_types)} "
                             f"parameters, the plan passes {len(p)}")
-        args, rets = buffer_specs(kind, sig.types, sig.items, self.batch)
+        args, rets = buffer_specs(kind, sig.types, sig.items, self.batch, self.active)
         return Plan(str(out), callee, str(fn.return_type), param_types, args, rets, tuple(p),
                     tuple(self.scratch), tuple(self.stores), tuple(self.zeroed), None, ())
 

@@ -44,6 +44,8 @@ def _run(jitted: Callable, types: Sequence[FType], shapes: Sequence[tuple[int, .
          known: Sequence[int | None], fill: int) -> list[Any]:
     args = [_probe_value(t, s, k, fill) for t, s, k in zip(types, shapes, known, strict=True)]
     value = jitted(*args)
+    if value is None:  # a function that only writes into its arguments
+        return []
     return list(value) if isinstance(value, tuple) else [value]
 
 

@@ -33,7 +33,7 @@ _PLACEHOLDER = "enzyme_py.jax.handler"
 def _spec(plan: Plan, name: str, label: str) -> HandlerSpec:
     return HandlerSpec(name, label, plan.callee, plan.callee_return, plan.args, plan.rets,
                        plan.params, plan.param_types, plan.scratch, plan.stores, plan.zeroed,
-                       plan.error_global, plan.messages)
+                       plan.error_global, plan.messages, plan.arg_slots, plan.error_param)
 
 
 def linked_text(plan: Plan, label: str, name: str = _PLACEHOLDER) -> str:

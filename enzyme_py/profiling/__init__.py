@@ -30,7 +30,7 @@ from enzyme_py.api.compile import flatten_call
 from enzyme_py.api.grad import normalize_argnums
 from enzyme_py.api.gradients import GradCache, Gradient, run_gradient, shadow_like
 from enzyme_py.api.jit import JitFunction
-from enzyme_py.calling import make_stub
+from enzyme_py.calling import ErrorRecord, make_stub
 from enzyme_py.config import Config
 from enzyme_py.ir import parse
 from enzyme_py.profiling.allocations import (
@@ -106,6 +106,12 @@ def _median_time(call: Callable[[], Any], repeat: int) -> float:
     return float(np.median(times))
 
 
+def _same_kind(errors: ErrorRecord | None) -> ErrorRecord | None:
+    """A record for the counted copy: the same calling convention (a per-call record is the
+    code's last argument; a global one belongs to the original module and is not read)."""
+    return ErrorRecord(None, errors.sites) if errors is not None and errors.per_call else None
+
+
 def _counted(ir: str) -> tuple[Any, list]:
     """The optimized text `ir` with allocation counters, compiled as it is (no -O again)."""
     module = parse(ir)
@@ -115,7 +121,7 @@ def _counted(ir: str) -> tuple[Any, list]:
 
 def _gradient_heap(g: Gradient, args: list[Any]) -> list[SiteCount]:
     jm, sites = _counted(g.native._module.ir)
-    counted = replace(g, native=jm.function(g.native.name), errors=None)
+    counted = replace(g, native=jm.function(g.native.name), errors=_same_kind(g.errors))
     reset_counts(jm.address, sites)
     _run(counted, _copies(args))
     return read_counts(jm.address, sites)
@@ -125,7 +131,7 @@ def _primal_heap(primal: Any, args: list[Any]) -> list[SiteCount]:
     jm, sites = _counted(primal.code.ir)
     compiled = primal.compiled
     stub = make_stub(jm.function(compiled.function.name or ""), compiled.arg_types,
-                     compiled.return_type, None, False)
+                     compiled.return_type, _same_kind(primal.errors), False)
     reset_counts(jm.address, sites)
     stub(*_copies(args))
     return read_counts(jm.address, sites)

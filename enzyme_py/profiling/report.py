@@ -81,7 +81,10 @@ def _in_order(stages: tuple[StageTime, ...]) -> list[StageTime]:
 
 
 def _group(name: str) -> str:
-    return re.sub(r"\.\d+$", "", name) or "(unnamed)"
+    """Sites of one value copied by inlining or unrolling share a name: `%tape.3` is `%tape`,
+    `%buf.i150.shadow` (inlined) `%buf.shadow`, `%new.i527` (the tape stream's growth) `%new`."""
+    name = re.sub(r"\.i\d*(?=\.|$)", "", name)
+    return re.sub(r"(\.\d+)+$", "", name) or "(unnamed)"
 
 
 def _heap(title: str, sites: tuple[SiteCount, ...]) -> list[str]:

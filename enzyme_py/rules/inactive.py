@@ -27,6 +27,10 @@ INACTIVE_FUNCTIONS = frozenset({
     "clock_gettime", "gettimeofday",
     # heap queries (integer results)
     "malloc_usable_size",
+    # libstdc++ hash tables: hashing bytes, bucket counts (integers; the policy's own state)
+    "_ZSt11_Hash_bytesPKvmm", "_ZSt15_Fnv_hash_bytesPKvmm",
+    "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+    "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
 })
 
 INACTIVE_INTRINSICS = frozenset({
@@ -63,10 +67,13 @@ INACTIVE_PREFIXES = (
     "_Unwind_",
 )
 
-# C++ standard library helpers that only throw or terminate (`std::__throw_length_error`).
+# C++ standard library helpers that only throw or terminate (`std::__throw_length_error`), and
+# character strings.
 INACTIVE_PATTERNS = (
     re.compile(r"_ZSt\d+__throw_\w+"),
     re.compile(r"_ZSt9terminatev"),
+    # std::string / std::wstring members (characters; constructed, moved, compared, freed)
+    re.compile(r"_ZNK?St7__cxx1112basic_stringI([cw])St11char_traitsI\1ESaI\1EE\w+"),
 )
 
 

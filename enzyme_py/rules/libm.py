@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from enzyme_py.ir.values import Value
-from enzyme_py.rules.common import divided, libm, negated, scaled, square
+from enzyme_py.rules.common import divided, identity, libm, negated, scaled, square
 from enzyme_py.rules.registry import PartialSpec, RuleContext, Spec, rule
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -88,3 +88,34 @@ def erf(ctx: RuleContext) -> Sequence[PartialSpec]:
 @rule("erfc", *libm("erfc")[1:], spec=Spec(domain=((-2.0, 2.0),)))
 def erfc(ctx: RuleContext) -> Sequence[PartialSpec]:
     return [negated(ctx, scaled(ctx, lambda: _gaussian(ctx)))]
+
+
+@rule("frexp", "frexpf", spec=Spec(domain=((-40.0, 40.0), (0.0, 0.0)), ptr_args=frozenset({1})))
+def frexp(ctx: RuleContext) -> Sequence[PartialSpec]:
+    """m = frexp(x, &e) = x * 2^-e with e an integer written to memory (no derivative): dm/dx
+    is 2^-e = m / x, exact for finite nonzero x (a power of two); 1 at x == 0 (frexp(0) = 0,
+    e = 0)."""
+    b = ctx.builder
+
+    def slope() -> Value:
+        x, m = ctx.operand(0), ctx.result()
+        at_zero = b.fcmp("oeq", x, ctx.const(0.0, x))
+        return b.select(at_zero, ctx.const(1.0, x), b.fdiv(m, x))
+
+    return [scaled(ctx, slope), None]
+
+
+
+@rule("remquo", "remquof", spec=Spec(domain=((-5.0, 5.0), (0.7, 2.0), (0.0, 0.0)),
+                                     ptr_args=frozenset({2})))
+def remquo(ctx: RuleContext) -> Sequence[PartialSpec]:
+    """r = remquo(x, y, &q) = x - n y with n = x/y rounded to nearest (q, written to memory,
+    holds only its low bits and has no derivative): dr/dx = 1, dr/dy = -n, and n is the
+    integer (x - r) / y."""
+    b = ctx.builder
+
+    def minus_n() -> Value:
+        x, y, r = ctx.operand(0), ctx.operand(1), ctx.result()
+        return b.fneg(ctx.math("rint", b.fdiv(b.fsub(x, r), y)))
+
+    return [identity, scaled(ctx, minus_n), None]

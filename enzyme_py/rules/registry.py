@@ -86,12 +86,14 @@ class Spec:
 
     `domain[i]` is the (low, high) interval operand i is sampled from; `tol` the relative
     tolerance against central finite differences; `int_args` maps operand index to a fixed
-    integer value (e.g. the exponent of `powi`).
+    integer value (e.g. the exponent of `powi`); `ptr_args` are pointer operands to integer
+    outputs the function writes (`frexp`'s exponent), passed scratch memory.
     """
 
     domain: tuple[tuple[float, float], ...]
     tol: float = 1e-6
     int_args: dict[int, int] = field(default_factory=dict)
+    ptr_args: frozenset[int] = frozenset()
     note: str = ""
 
 

@@ -283,3 +283,54 @@ def test_link_declares_only_what_the_module_lacks():
     assert text.count("@malloc(i64)") == 1
     assert "declare i32 @snprintf(ptr, i64, ptr, ...)" in text
     assert H.link(CALLEE, _spec(), (0, 3)) == H.link(CALLEE, _spec(), (0, 3))
+
+
+def test_a_per_call_record_is_the_callees_last_parameter():
+    from enzyme_py.frontend.record_parameter import record_as_parameter
+
+    text = record_as_parameter(CALLEE, "err")
+    assert text is not None and "@err" not in text
+    assert "define double @scale(ptr %x, i64 %n, double %a, ptr %y, ptr noalias %error.record)" \
+        in text
+    base = _spec()
+    spec = HandlerSpec(**{**base.__dict__, "name": "test_per_call", "error_global": None,
+                          "error_param": True, "params": (*base.params, Param("record")),
+                          "param_types": (*base.param_types, "ptr")})
+    jm = backend.compile_ir(H.link(text, spec, H.ffi_version()), opt_level=2)
+    _KEEP.append(jm)
+    h = ctypes.CFUNCTYPE(c_void_p, POINTER(CallFrame))(jm.address(spec.name))
+    f = Frame([np.ones(4), np.array(-1.0)], [np.zeros(4), np.zeros(())])
+    assert h(ctypes.byref(f.frame)) == 0xE0
+    assert f.errors == [("ValueError: bad scale for 4 elements (7)\n  at here:1",
+                         H.ERR_INVALID_ARGUMENT)]
+    g = Frame([np.ones(4), np.array(1.0)], [np.zeros(4), np.zeros(())])
+    assert h(ctypes.byref(g.frame)) is None and not g.errors  # a fresh record per call
+
+
+def test_the_record_is_passed_on_through_calls_and_left_alone_when_it_cannot_be():
+    from enzyme_py.frontend.record_parameter import record_as_parameter
+
+    caller = CALLEE + """
+define double @outer(ptr %x, i64 %n, double %a, ptr %y) {
+  %r = call double @scale(ptr %x, i64 %n, double %a, ptr %y)
+  ret double %r
+}
+"""
+    text = record_as_parameter(caller, "err")
+    assert text is not None
+    assert "call double @scale(ptr %x, i64 %n, double %a, ptr %y, ptr %error.record)" in text
+    assert "define double @outer(ptr %x, i64 %n, double %a, ptr %y, ptr noalias %error.record)" \
+        in text
+    taken = caller + "@table = global ptr @scale\n"
+    assert record_as_parameter(taken, "err") is None  # an address taken: unchanged
+    assert record_as_parameter(caller, "missing") is None
+
+
+def test_operands_can_be_read_from_other_frame_positions():
+    base = _spec()
+    h = _compile(HandlerSpec(**{**base.__dict__, "name": "test_slots", "arg_slots": (1, 0)}))
+    x, a = np.array([1.0, 2.0, 3.0]), np.array(2.0)
+    y, s = np.zeros(3), np.zeros(())
+    f = Frame([a, x], [y, s], {0: 12, 1: 12})  # the frame lists the scalar first
+    assert h(ctypes.byref(f.frame)) is None, f.errors
+    np.testing.assert_array_equal(y, [2.0, 4.0, 6.0])

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import enzyme_py.jax as ezjax
-from enzyme_py.jax import op as op_module
+from enzyme_py.jax import lowering as lowering_module
 from enzyme_py.jax import targets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def test_names_are_content_hashes_and_code_stays_pinned():
     assert name in ezjax.registered()
     pinned = targets._PINNED[name]
     del a, b
-    op_module._TARGETS.clear()
+    lowering_module._TARGETS.clear()
     gc.collect()
     assert targets._PINNED[name] is pinned  # never released: XLA may still call it
     np.testing.assert_array_equal(jax.jit(ezjax.primitive(double))(x), 2 * np.arange(3.0))

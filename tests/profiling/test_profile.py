@@ -135,3 +135,11 @@ def test_cli_profile_goes_to_stderr_and_keeps_the_output(tmp_path, capsys) -> No
     assert profiled.out == plain.out
     assert "stages of enzyme-py grad -f f" in profiled.err and "reverse" in profiled.err
     assert "fmul" in profiled.err
+
+
+def test_copies_of_a_site_are_reported_together() -> None:
+    from enzyme_py.profiling.report import _group
+
+    assert [_group(n) for n in ("tape", "tape.3", "buf.i150.shadow", "new.i527", "buf.1.i",
+                                "", "index")] == ["tape", "tape", "buf.shadow", "new", "buf",
+                                                  "(unnamed)", "index"]

@@ -182,6 +182,9 @@ def build_case(module: Module, k: int, case: Case, rule: Rule, spec: Spec) -> Bu
     def operands(b: Builder, xs: list[Value]) -> list[Value]:
         ops, pos = [], 0
         for i, ty in enumerate(case.types):
+            if i in spec.ptr_args:  # an integer output (frexp's exponent): scratch memory
+                ops.append(b.alloca(T.I64))
+                continue
             if not carries_float(ty):
                 ops.append(_int_constant(ty, spec.int_args[i]))
                 continue
@@ -421,7 +424,8 @@ def call_cases(names: Sequence[str], spec: Spec) -> list[Case]:
                 cases.append(Case(callee, types, call_make(callee, ft, types)))
         else:
             ft = F32 if name.endswith("f") and name[:-1] in names else F64
-            types = tuple(T.I32 if i in spec.int_args else ft for i in range(arity))
+            types = tuple(T.PTR if i in spec.ptr_args else T.I32 if i in spec.int_args else ft
+                          for i in range(arity))
             cases.append(Case(f"{name} {ft}", types, call_make(name, ft, types)))
     return cases
 

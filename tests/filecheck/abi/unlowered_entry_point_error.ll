@@ -7,13 +7,13 @@ entry:
   ret double %m
 }
 
-declare ptr @__enzyme_virtualreverse(ptr)
+declare ptr @__enzyme_todense(ptr)
 
 define ptr @bad() {
 entry:
-  %r = call ptr @__enzyme_virtualreverse(ptr @square)
+  %r = call ptr @__enzyme_todense(ptr @square)
   ret ptr %r
 }
 
 ; CHECK: error: in @bad
-; CHECK-SAME: __enzyme_virtualreverse
+; CHECK-SAME: __enzyme_todense

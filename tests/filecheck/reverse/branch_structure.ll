@@ -1,4 +1,4 @@
-; reverse mode through a branch: the join records where it came from; the reverse sweep switches on it and reads the value cached on the taken side
+; reverse mode through a branch: the join's way in is the branch's test (`select %c`, recomputed in the reverse sweep, no tape); the reverse sweep switches on it and reads the value cached on the taken side
 ; RUN: enzyme-py opt %s -p 'prepare{fn=g},reverse{fn=g,acts=dup,out,const,ret=const},dupnoneed{fn=g,acts=dup,out,const,ret=const}' | filecheck %s
 
 define void @g(ptr %x, double %s, i64 %n) {
@@ -28,7 +28,8 @@ join:
 ; CHECK: entry:
 ; CHECK: br i1 %c, label %pos, label %neg
 ; CHECK: join:
-; CHECK-NEXT: %came.from = phi i32 [ 0, %pos ], [ 1, %neg ]
+; CHECK-NEXT: %r = phi double [ %m, %pos ], [ %m2, %neg ]
+; CHECK-NEXT: %came.from = select i1 %c, i32 0, i32 1
 ; CHECK: br label %rev.join
 ; CHECK: rev.join:
 ; the store to active memory consumes its shadow: read, then zero

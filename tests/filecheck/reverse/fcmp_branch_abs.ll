@@ -1,4 +1,4 @@
-; reverse mode through a branch on fcmp: |x| by control flow; the came-from edge picks the sign
+; reverse mode through a branch on fcmp: |x| by control flow; the came-from edge picks the sign (the branch's own test: `select %c`, no phi)
 ; RUN: enzyme-py opt %s -p 'reverse{fn=f,acts=out},sroa' | filecheck %s
 
 define double @f(double %x) {
@@ -28,8 +28,8 @@ done:
 ; CHECK-NEXT: br label %done
 ; CHECK-EMPTY:
 ; CHECK-NEXT: done:
-; CHECK-NEXT: %came.from = phi i32 [ 0, %entry ], [ 1, %neg ]
 ; CHECK-NEXT: %r = phi double [ %n, %neg ], [ %x, %entry ]
+; CHECK-NEXT: %came.from = select i1 %c, i32 1, i32 0
 ; CHECK-NEXT: br label %rev.done
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.done:

@@ -25,6 +25,8 @@ exit:
 ; the trip count is known at loop entry: the tape is allocated once in the preheader
 ; CHECK: entry:
 ; CHECK: %tc = add i64
+; the loop leaves where its counted test fails: the last iteration is the trip count less one
+; CHECK-NEXT: %iv.last = sub i64 %tc, 1
 ; CHECK: %tape = call ptr @malloc(i64
 ; CHECK: head:
 ; CHECK-NEXT: %iv = phi i64 [ 0, %entry ], [ %iv.next, %body ]
@@ -33,7 +35,8 @@ exit:
 ; CHECK: %px.shadow = getelementptr double, ptr %x.shadow, i64 %i
 ; CHECK: %iv.next = add nuw nsw i64 %iv, 1
 ; CHECK: exit:
-; CHECK-NEXT: %iv.last = phi i64 [ %iv, %head ]
+; CHECK-NOT: %iv.last = phi
+; CHECK: rev.body:
 ; CHECK: rev.head:
 ; CHECK: %riv.first = icmp eq i64 %{{.*}}, 0
 ; CHECK: rev.entry:

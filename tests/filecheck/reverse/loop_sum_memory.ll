@@ -24,8 +24,10 @@ exit:
 ; CHECK-LABEL: define void @diffe_f(ptr %x, ptr %x.shadow, i64 %n, double %dret)
 ; COM: nothing to tape: x[i] is reloaded in the reverse sweep (x is never overwritten)
 ; CHECK-NOT: @malloc
+; COM: nor the last iteration: the trip count less one, from n
+; CHECK: %iv.last = call i64 @llvm.usub.sat.i64(i64 %n, i64 1)
 ; CHECK: rev.head:
-; CHECK-NEXT: %riv.0 = phi i64 [ %{{[0-9]+}}, %rev.head.to.head ], [ %iv, %head ]
+; CHECK-NEXT: %riv.0 = phi i64 [ %{{[0-9]+}}, %rev.head.to.head ], [ %iv.last, %head ]
 ; CHECK-NEXT: %px.1 = getelementptr inbounds double, ptr %x, i64 %riv.0
 ; CHECK-NEXT: %v.1 = load double, ptr %px.1, align 8
 ; CHECK-NEXT: [[A:%[0-9]+]] = fmul double %dret, %v.1
