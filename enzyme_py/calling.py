@@ -218,6 +218,14 @@ class ErrorRecord:
         local = self.local
         return local.words, local.address
 
+    def call(self, fn: Any, *args: Any) -> Any:
+        """`fn(*args)` (a native function of this record's code), this thread's record passed
+        when it is per call, and the record checked after."""
+        words, address = self.thread_record()
+        r = fn(*args, address) if self.per_call else fn(*args)
+        self.check(words)
+        return r
+
     def check(self, words: Any = None) -> None:
         w = words if words is not None else self.thread_record()[0]
         if w[0] == 0:
@@ -402,11 +410,7 @@ def _generic_stub(native: Any, types: Sequence[FType], ret: FType,
         if check_overlap and overlapping_arrays(args):
             raise _Overlap
         flat = flatten(types, args)
-        if errors is None:
-            return convert_result(ret, native(*flat))
-        words, address = errors.thread_record()
-        r = native(*flat, address) if errors.per_call else native(*flat)
-        errors.check(words)
+        r = native(*flat) if errors is None else errors.call(native, *flat)
         return convert_result(ret, r)
 
     return stub

@@ -245,9 +245,7 @@ def _forward_call(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
     if errors is None:
         native(*flat)
     else:
-        words, address = errors.thread_record()
-        native(*flat, address) if errors.per_call else native(*flat)
-        errors.check(words)
+        errors.call(native, *flat)
     values = [_item_value(item, buf) for item, (buf, _) in zip(items, slots, strict=True)]
     tans = [None if t is None else _item_value(item, t)
             for item, (_, t) in zip(items, slots, strict=True)]

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from enzyme_py.frontend.call_types import _MISSING as FRONTEND_MISSING
+from enzyme_py.frontend.session import function_scope
 
 FORMAT = 2  # (2: entries hold the object file)
 _NONE = object()  # "no fingerprint": the specialization is not cached
@@ -148,16 +149,9 @@ def record_reads(root: Callable, reads: Sequence[tuple[Any, tuple[str, ...], Any
 
 def _lookup(fn: Any, names: tuple[str, ...]) -> Any:
     """What `names` (dotted) refers to from function `fn`, as the front end resolves it."""
-    scope = dict(getattr(fn, "__globals__", {}))
-    closure = getattr(fn, "__closure__", None)
-    if closure:
-        for name, cell in zip(fn.__code__.co_freevars, closure, strict=True):
-            try:
-                scope[name] = cell.cell_contents
-            except ValueError:
-                return _MISSING
     import builtins
 
+    scope = function_scope(fn)
     v = scope[names[0]] if names[0] in scope else getattr(builtins, names[0], _MISSING)
     for part in names[1:]:
         if v is _MISSING:

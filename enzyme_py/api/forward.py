@@ -102,10 +102,7 @@ class _Checked:
     def __call__(self, *args: Any) -> Any:
         if self.errors is None:
             return self.native(*args)
-        words, address = self.errors.thread_record()
-        r = self.native(*args, address) if self.errors.per_call else self.native(*args)
-        self.errors.check(words)
-        return r
+        return self.errors.call(self.native, *args)
 
 
 def _with_defaults(f: Callable, primals: Sequence[Any],

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from enzyme_py import backend
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.api.compile import (
     build_module,
@@ -24,7 +23,7 @@ from enzyme_py.api.compile import (
     written_arrays,
 )
 from enzyme_py.api.disk_cache import entry_path, load, store
-from enzyme_py.api.jit import JitFunction, stored_record
+from enzyme_py.api.jit import JitFunction, link_stored
 from enzyme_py.array_results import (
     Item,
     add_output_wrapper,
@@ -206,9 +205,7 @@ def _from_disk(disk: Any, f: Callable) -> Gradient | None:
     got = load(disk, f)
     if got is None:
         return None
-    jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
-                            object_code=got["object"])
-    errors = stored_record(jm, got)
+    jm, errors = link_stored(got)
     return replace(got["gradient"], native=jm.function(got["name"]), errors=errors)
 
 
@@ -294,14 +291,9 @@ def run_gradient(g: Gradient, args: Sequence[Any], seed: Any,
             flat.extend(seed)
         else:
             flat.append(seed)
-    if g.errors is not None:
-        words, address = g.errors.thread_record()
-        if g.errors.per_call:
-            flat.append(address)
     # Shapes and dtypes were fixed by the specialization key; the raw call skips the checks.
-    r = g.native._cfunc(*flat) if fast else g.native(*flat)
-    if g.errors is not None:
-        g.errors.check(words)
+    native = g.native._cfunc if fast else g.native
+    r = native(*flat) if g.errors is None else g.errors.call(native, *flat)
     results = list(r) if isinstance(r, tuple) else ([] if r is None else [r])
     primal = None
     rt = g.return_type

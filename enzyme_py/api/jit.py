@@ -128,10 +128,8 @@ class JitFunction:
         got = load(disk, self.pyfunc)
         if got is None:
             return None
-        jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
-                                object_code=got["object"])
+        jm, errors = link_stored(got)
         native = jm.function(got["name"])
-        errors = stored_record(jm, got)
         stub = make_stub(native, got["types"], got["return_type"], errors, not alias)
         node = got["node"]
         if node is not None and self.rebuild_trees:
@@ -158,12 +156,16 @@ class JitFunction:
         return backend.optimize(str(module), self.options.opt_level) if optimized else str(module)
 
 
-def stored_record(jm: Any, got: dict) -> ErrorRecord | None:
-    """The error record of code loaded from the persistent cache (as it was compiled)."""
+def link_stored(got: dict) -> tuple[Any, ErrorRecord | None]:
+    """The code of a persistent-cache entry, linked (its object file: no code generation),
+    and its error record, of the kind it was compiled with."""
+    jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
+                            object_code=got["object"])
     if got["per_call"]:
-        return ErrorRecord(None, got["sites"])
-    return ErrorRecord(jm.address(got["error_name"]), got["sites"]) \
+        return jm, ErrorRecord(None, got["sites"])
+    errors = ErrorRecord(jm.address(got["error_name"]), got["sites"]) \
         if got["error_name"] in jm else None
+    return jm, errors
 
 
 def _rebuilding(stub: Callable[..., Any], node: Node) -> Callable[..., Any]:

@@ -50,6 +50,8 @@ def record_as_parameter(text: str, record: str, entry: str | None = None) -> str
     """`text` with global `@record` passed as a parameter (see the module docstring), or
     None when the module cannot be rewritten (or does not have the record, or function
     `entry`, the one callers call, would not take it: it never reaches a check)."""
+    if f"@{record} " not in text:  # (no record: nothing to parse)
+        return None
     module = parse_module(text)
     g = next((v for v in module.globals if v.name == record), None)
     if g is None:

@@ -213,13 +213,22 @@ def _new_typer(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSes
         pyfunc = pyfunc.fun
     fdef, src = _parse_function(pyfunc)
     params = _param_names(fdef, src, len(arg_types))
-    globals_ = dict(getattr(pyfunc, "__globals__", {}))
+    return Typer(fdef, dict(zip(params, arg_types, strict=True)), function_scope(pyfunc),
+                 src, session.return_type_of, pyfunc)
+
+
+def function_scope(pyfunc: object) -> dict[str, object]:
+    """The names a function's body can read besides its locals: its globals, and its closure
+    cells' contents (a cell not yet assigned is left out)."""
+    scope = dict(getattr(pyfunc, "__globals__", {}))
     closure = getattr(pyfunc, "__closure__", None)
     if closure:
         for name, cell in zip(pyfunc.__code__.co_freevars, closure, strict=True):  # type: ignore
-            globals_[name] = cell.cell_contents
-    return Typer(fdef, dict(zip(params, arg_types, strict=True)), globals_, src,
-                 session.return_type_of, pyfunc)
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:
+                pass
+    return scope
 
 
 def _param_names(fdef: ast.FunctionDef, src: SourceInfo, count: int) -> list[str]:
