@@ -188,7 +188,7 @@ def test_opt_printers_report_before_the_module(tmp_path, capsys):
 def test_opt_list_passes_needs_no_input(capsys):
     assert main(["opt", "--list-passes"]) == 0
     out = capsys.readouterr().out
-    assert "reverse{fn=,acts=,ret=,name=,primal=}" in out and "print-types{fn=}" in out
+    assert "reverse{fn=,acts=,ret=,name=,primal=,atomics=}" in out and "print-types{fn=}" in out
 
 
 def test_opt_without_input_is_one_line(capsys):

@@ -6,9 +6,10 @@ user rules (reverse: `__enzyme_register_gradient`, forward: `__enzyme_register_d
 and a Python rule written for the other mode only is that mode's to refuse or work around.
 What a kind means for the derivative (whether the call carries one here) is the mode's.
 
-Invariant: the kinds are tried in one order (memory functions, inactive, the mode's own rule,
-the other mode's Python rule, the rule table, a defined function), so both modes agree on
-what every call is; a call no kind explains has one error message (`no_derivative_error`).
+Invariant: the kinds are tried in one order (memory functions, a GPU barrier, inactive, the
+mode's own rule, the other mode's Python rule, the rule table, a defined function), so both
+modes agree on what every call is; a call no kind explains has one error message
+(`no_derivative_error`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from enzyme_py.ad.registrations import Registrations
 from enzyme_py.ad.rule_lookup import RULE_FILES
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.globals import touches_globals
+from enzyme_py.analysis.gpu import is_barrier
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, DEALLOCATION_FUNCTIONS
 from enzyme_py.analysis.memory_effects import (
     MASKED_MEMORY,
@@ -39,6 +41,7 @@ class CallKind(Enum):
     DEALLOCATION = "deallocation"  # free, operator delete ...
     MEMORY = "memory"  # llvm.memcpy / memmove / memset
     MASKED_MEMORY = "masked memory"  # llvm.masked.load / store
+    BARRIER = "barrier"  # GPU threads wait for each other: mirrored in the reverse sweep
     INACTIVE = "inactive"  # known or declared (`__enzyme_inactivefn`) never to carry one
     CUSTOM = "custom rule"  # a rule the user registered for this mode
     OTHER_MODE = "other mode's rule"  # a Python rule (custom_vjp/custom_jvp) of the other mode
@@ -69,6 +72,8 @@ def classify_call(ctx: DerivationContext, call: I.Call, rules: CallRules) -> Cal
         return CallKind.MEMORY
     if name.startswith(MASKED_MEMORY):
         return CallKind.MASKED_MEMORY
+    if is_barrier(name):
+        return CallKind.BARRIER
     if is_inactive_call(ctx, name):
         return CallKind.INACTIVE
     reg = ctx.registrations

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from enzyme_py.ad.derived import DerivedFunctions
+from enzyme_py.ad.device import DevicePolicy, device_policy
 from enzyme_py.ad.float_memory import rewrite_float_copies
 from enzyme_py.ad.libc import LibC
 from enzyme_py.ad.registrations import Registrations, find_registrations
@@ -68,8 +69,9 @@ class DerivationContext:
     shared_globals: frozenset[GlobalVariable]
 
     def __init__(self, module: Module, primal: Function, work: Function,
-                 activities: list[str]) -> None:
+                 activities: list[str], device: DevicePolicy) -> None:
         self.module = module
+        self.device = device  # what runs differently on a GPU (`device.py`)
         self.primal = primal
         self.work = work
         self.activities = activities
@@ -142,9 +144,11 @@ class DerivationContext:
         return slot
 
 
-def open_derivation(module: Module, fn: Function, activities: list[str]) -> DerivationContext:
+def open_derivation(module: Module, fn: Function, activities: list[str], *,
+                    atomics: bool = True) -> DerivationContext:
     """Check the request and make the working copy of `fn` (registered nowhere yet: the
-    mode names it and adds it to the module when it is done)."""
+    mode names it and adds it to the module when it is done). `atomics`: see
+    `device.device_policy`."""
     check_request(fn, activities)
     # The copy keeps f's name while it is analysed, so messages name the user's function.
     work = Function(fn.name or "f", fn.function_type, [a.name for a in fn.args])
@@ -155,7 +159,7 @@ def open_derivation(module: Module, fn: Function, activities: list[str]) -> Deri
     work.personality = fn.personality  # landing pads need the same personality
     _name_blocks(fn, work)
     rewrite_float_copies(work)
-    return DerivationContext(module, fn, work, activities)
+    return DerivationContext(module, fn, work, activities, device_policy(module, fn, atomics))
 
 
 def split_invoke_edges(fn: Function) -> None:

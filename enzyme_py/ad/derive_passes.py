@@ -47,9 +47,9 @@ class Reverse:
     name = "reverse"
 
     def __init__(self, fn: str, acts: list[str] | None, ret: str | None, name: str | None,
-                 primal: bool) -> None:
+                 primal: bool, atomics: bool) -> None:
         self.function, self.activities, self.ret = fn, acts, ret
-        self.options = ReverseOptions(name=name, return_primal=primal)
+        self.options = ReverseOptions(name=name, return_primal=primal, atomics=atomics)
         self.derived: str | None = None
 
     def run(self, module: Module) -> Module:
@@ -140,6 +140,8 @@ register_pass("reverse", "add the reverse-mode gradient @diffe_<fn>", (
     Param("ret", "active or const (default: active when fn returns floats)"),
     _NAME,
     Param("primal", "also return fn's result: { result, adjoints... }", bool, False),
+    Param("atomics", "(GPU) add into shadows other threads share atomically; 0 only to show "
+          "the lost updates the atomics prevent", bool, True),
 ))(Reverse)
 register_pass("forward", "add the forward-mode derivative @fwddiffe_<fn>", (
     _FN, _ACTS,

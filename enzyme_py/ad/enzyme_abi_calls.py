@@ -59,12 +59,20 @@ def call_site(call: I.Call) -> str:
 
 
 def marker_global(v: Value) -> str | None:
-    """The name of the global a marker argument is (loaded from, or the address of)."""
-    if isinstance(v, I.Load) and isinstance(v.pointer, GlobalVariable):
-        return v.pointer.name
-    if isinstance(v, GlobalVariable):
-        return v.name
-    return None
+    """The name of the global a marker argument is (loaded from, or the address of; in GPU
+    code through an address space cast: `extern __device__ int enzyme_dup`)."""
+    if isinstance(v, I.Load):
+        v = v.pointer
+        if not isinstance(_uncast(v), GlobalVariable):
+            return None
+    v = _uncast(v)
+    return v.name if isinstance(v, GlobalVariable) else None
+
+
+def _uncast(v: Value) -> Value:
+    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast"):
+        v = v.ops[0]
+    return v
 
 
 def split_call(call: I.Call) -> tuple[Value | None, Function, list[Value]]:

@@ -174,6 +174,7 @@ class ForwardTransform:
         install_signature(work, final_type, params,
                           lambda a: [w for w in a.attrs if w != "returned"]
                           if a in primal_args else [])
+        work.prefix = ctx.device.prefix()  # (a kernel's derivative is a kernel)
         # Named last: the derivatives of recursive callees, finished earlier, took theirs.
         work.name = self.module.unique_name(self.options.name or
                                             names.forward_function(self.primal.name or ""))

@@ -113,8 +113,8 @@ def _call(st: ForwardState, call: I.Call) -> bool:
         _memory_call(st, call, name)
     elif kind is CallKind.MASKED_MEMORY:
         forward_masked(st, call)
-    elif kind is CallKind.INACTIVE:
-        pass
+    elif kind in (CallKind.INACTIVE, CallKind.BARRIER):
+        pass  # (a barrier stays where it is: tangents are computed beside the primal)
     elif kind is CallKind.CUSTOM:
         if st.is_active(call) or passes_shadowed_memory(ctx, call):
             _custom_call(st, call, ctx.registrations.forward[name])
@@ -427,4 +427,16 @@ def _first_reading_use(p: I.Instruction) -> I.Instruction | None:
     return None
 
 
-_HANDLERS = InstructionHandlers(store=_store, call=_call, load=_load, by_rule=_by_rule)
+def _atomic_add(st: ForwardState, inst: I.AtomicRMW) -> None:
+    """`*p += v` (atomically): the same update of each shadow by `v`'s tangent."""
+    ptr, value = inst.operands
+    if not st.is_active(value):
+        return
+    b = st.b.position_after_def(inst)
+    for sp, t in zip(st.shadows(ptr), st.tangent_or_zero(value), strict=True):
+        b.insert(I.AtomicRMW(inst.operation, t.type, sp, t, inst.ordering, inst.align,
+                             inst.syncscope))
+
+
+_HANDLERS = InstructionHandlers(store=_store, call=_call, load=_load, by_rule=_by_rule,
+                                atomic_add=_atomic_add)

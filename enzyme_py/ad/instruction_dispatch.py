@@ -4,7 +4,8 @@ goes to. The handlers are the mode's (`reverse_ops`, `forward_ops`); the order i
 Invariant: stores go to the mode's store handler whether or not they are active (a store
 into shadowed memory always has a derivative); a call goes to the mode's call handler first,
 and by the rule table only when that handler declines it; an inactive instruction gets no
-code (an atomic update of shadowed memory is an error); active loads read the shadow, every
+code (an atomic update of shadowed memory is an error, except an `atomicrmw fadd`/`fsub`
+whose old value is unused: the mode's `atomic_add`); active loads read the shadow, every
 other active instruction goes by its rule.
 """
 
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from enzyme_py.ad.context import DerivationContext
-from enzyme_py.ad.shadow import check_atomic_update
+from enzyme_py.ad.shadow import check_atomic_update, check_old_value_unused
+from enzyme_py.analysis.memory_effects import ADDITIVE_ATOMICS
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.values import Value
 
@@ -37,6 +39,7 @@ class InstructionHandlers(Generic[S]):
     call: Callable[[S, I.Call], bool]
     load: Callable[[S, I.Load], None]
     by_rule: Callable[[S, I.Instruction], None]
+    atomic_add: Callable[[S, I.AtomicRMW], None]  # `atomicrmw fadd/fsub` of shadowed memory
 
 
 def dispatch(handlers: InstructionHandlers[S], st: S, inst: I.Instruction) -> None:
@@ -44,6 +47,11 @@ def dispatch(handlers: InstructionHandlers[S], st: S, inst: I.Instruction) -> No
         handlers.store(st, inst)
         return
     if isinstance(inst, I.Call) and handlers.call(st, inst):
+        return
+    if isinstance(inst, I.AtomicRMW) and inst.operation in ADDITIVE_ATOMICS and \
+            st.ctx.activity.touches_shadow(inst.operands[0]):
+        check_old_value_unused(st.ctx, inst)
+        handlers.atomic_add(st, inst)
         return
     if not st.is_active(inst):
         check_atomic_update(st.ctx, inst)

@@ -49,6 +49,7 @@ class LibC:
     def call_memset_zero(self, b: Builder, dst: Value, nbytes: Value) -> Value:
         """`memset(dst, 0, nbytes)` (not volatile)."""
         size = nbytes.type
-        fn = self.module.declare_function(f"llvm.memset.p0.{size}",
-                                          T.FunctionType(T.VOID, (T.PTR, T.I8, size, T.I1)))
+        space = getattr(dst.type, "addrspace", 0)
+        fn = self.module.declare_function(f"llvm.memset.p{space}.{size}",
+                                          T.FunctionType(T.VOID, (dst.type, T.I8, size, T.I1)))
         return b.call(fn, [dst, ConstantInt(T.I8, 0), nbytes, ConstantInt(T.I1, 0)])

@@ -34,6 +34,7 @@ from enzyme_py.ad.context import (
     split_invoke_edges,
 )
 from enzyme_py.ad.derived import Derived, DerivedFunctions, GradientKey, SplitKey, SplitPair
+from enzyme_py.ad.device import DevicePolicy, atomic_add, device_policy
 from enzyme_py.ad.devirtualize import trap_unchanged_global_fallbacks
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.realloc import expand_reallocs
@@ -122,11 +123,19 @@ class _Callees:
         return got
 
 
-def _follows(arg: Argument, act: Activity) -> list[Argument]:
-    """What follows an argument in the gradient's signature: its shadow when dup."""
-    if act.shadowed:
-        return [Argument(T.PTR, names.shadow(arg) if arg.name else None)]
-    return []
+def _follows_in(device: DevicePolicy):
+    """What follows an argument in the gradient's signature: its shadow when dup (of the
+    same pointer type: a shadow lives in its primal's address space); in a kernel, the
+    pointer an `out` argument's adjoint is added to."""
+
+    def follows(arg: Argument, act: Activity) -> list[Argument]:
+        if act.shadowed:
+            return [Argument(arg.type, names.shadow(arg) if arg.name else None)]
+        if act is Activity.OUT and device.kernel:
+            return [Argument(T.PTR, names.adjoint(arg) if arg.name else None)]
+        return []
+
+    return follows
 
 
 class ReverseTransform:
@@ -138,6 +147,8 @@ class ReverseTransform:
         self.arg_activity = transform_activities(fn, arg_activity)
         self.return_active = return_active
         self.options = options
+        self.device = device_policy(module, fn, options.atomics)
+        self._follows = _follows_in(self.device)
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -151,7 +162,7 @@ class ReverseTransform:
             existing = derived.get(key)
             if existing is not None:
                 return existing.function
-        ctx = open_derivation(self.module, fn, acts)
+        ctx = open_derivation(self.module, fn, acts, atomics=options.atomics)
         work = ctx.work
         pair: SplitPair | None = None
         if options.split:
@@ -199,6 +210,7 @@ class ReverseTransform:
             split_gradient(st, pair)
             return pair.reverse
         install_signature(work, final_type, args.params)
+        work.prefix = self.device.prefix()  # (a kernel's gradient is a kernel)
         work.name = name
         self.module.add_function(work)
         problems = verify_function(work, raise_error=False)
@@ -220,12 +232,15 @@ class ReverseTransform:
         return rets[0]
 
     def _make_arguments(self, ctx: DerivationContext) -> ReverseArguments:
-        params, extra = derivative_parameters(ctx.work.args, self.arg_activity, _follows)
+        params, extra = derivative_parameters(ctx.work.args, self.arg_activity, self._follows)
         seed: Argument | None = None
         if self.return_active:
             seed = Argument(self.primal.return_type, "dret")
             params.append(seed)
-        args = ReverseArguments(params, {a: more[0] for a, more in extra.items()}, seed)
+        act_of = dict(zip(ctx.work.args, self.arg_activity, strict=True))
+        shadows = {a: more[0] for a, more in extra.items() if act_of[a].shadowed}
+        outs = {a: more[0] for a, more in extra.items() if not act_of[a].shadowed}
+        args = ReverseArguments(params, shadows, seed, outs)
         if self.options.split:  # the augmented function's own parameters (`split.py`)
             args.frees = Argument(T.PTR, "frees")
             args.tape_out = Argument(T.PTR, "tape.out")
@@ -233,6 +248,8 @@ class ReverseTransform:
         return args
 
     def _result_types(self) -> list[T.Type]:
+        if self.device.kernel:
+            return []  # a kernel returns nothing: adjoints go to memory (`out_pointers`)
         types = [a.type for a, act in zip(self.primal.args, self.arg_activity, strict=True)
                  if act is Activity.OUT]
         if self.options.return_primal and not self.primal.return_type.is_void:
@@ -241,7 +258,7 @@ class ReverseTransform:
 
     def _gradient_type(self) -> T.FunctionType:
         """The gradient's type, known from the activities before anything is built."""
-        params = parameter_types(self.primal.args, self.arg_activity, _follows)
+        params = parameter_types(self.primal.args, self.arg_activity, self._follows)
         if self.return_active:
             params.append(self.primal.return_type)
         return T.FunctionType(result_type(self._result_types()), tuple(params))
@@ -253,7 +270,7 @@ class ReverseTransform:
         key = SplitKey(fn.name, tuple(self.arg_activity), self.return_active,
                        options.return_shadow, options.dup_globals)
         shadow_return = options.return_shadow and fn.return_type.is_pointer
-        params = parameter_types(fn.args, self.arg_activity, _follows)
+        params = parameter_types(fn.args, self.arg_activity, self._follows)
         extra = [T.PTR, T.PTR] + ([T.PTR] if shadow_return else [])
         aug = Function(self.module.unique_name(names.augmented_function(fn.name or "f")),
                        T.FunctionType(fn.return_type, tuple(params + extra)))
@@ -275,7 +292,7 @@ def _reverse_sweep(st: ReverseState) -> None:
     for block in order:
         rev[block] = work.append_block(names.reverse_block(block.name))
     rev_return = work.append_block("rev.return")
-    st.tape.reverse_of = {r: f for f, r in rev.items()}
+    st.tape.reverse_of.update({r: f for f, r in rev.items()})  # (shared with `accumulation`)
     reverse_ways(st.ctx, cf, rev)
     ret_value = cf.ret.value
     st.sweep = ReverseSweep(rev, rev_return, forward_block_count, ret_value)
@@ -360,6 +377,12 @@ def _emit_return(st: ReverseState) -> None:
     b = st.b.position_at_end(st.sweep.rev_return)
     st.frees.release(b)
     outs = [a for a, act in zip(work.args, acts, strict=True) if act is Activity.OUT]
+    if st.args.out_pointers:  # a kernel: every thread adds its part
+        for a in outs:
+            if st.is_active(a):
+                atomic_add(b, st.args.out_pointers[a], st.take_adjoint(a))
+        b.ret()
+        return
     values = [st.take_adjoint(a) if st.is_active(a) else zero(a.type) for a in outs]
     ret_value = st.sweep.ret_value
     if st.options.return_primal and ret_value is not None:

@@ -8,7 +8,6 @@ into shadowed memory always consume (read and zero) the shadow they overwrite.
 
 from __future__ import annotations
 
-from enzyme_py.ad.adjoint_values import add_values
 from enzyme_py.ad.call_kind import (
     REVERSE_CALLS,
     CallKind,
@@ -28,6 +27,7 @@ from enzyme_py.analysis.memory_effects import memory_intrinsic, write_after
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Constant, Value, zero
@@ -74,6 +74,8 @@ def _call(st: ReverseState, call: I.Call) -> bool:
         pass
     elif kind is CallKind.MEMORY:
         _memory_call(st, call, call.callee_name or "")
+    elif kind is CallKind.BARRIER:
+        _barrier(st, call)
     elif kind in (CallKind.INACTIVE, CallKind.DEFINED):
         pass  # (a defined callee that is not split, `calls.split_callee`, carries nothing)
     elif not (passes_shadowed_memory(st.ctx, call) or st.is_active(call)):
@@ -103,6 +105,15 @@ def _allocation(st: ReverseState, call: I.Call) -> None:
         ftype = primal_free.function_type
         args = [st.tape.lookup(call)] + [st.tape.lookup(a) for a in primal_free.args[1:]]
         b.call(callee, args, function_type=ftype)
+
+
+def _barrier(st: ReverseState, call: I.Call) -> None:
+    """The same barrier at the mirrored point: what the threads wrote to shadows after it in
+    the forward sweep's order (before it in the reverse sweep) is seen by all of them before
+    any reads the shadows of what came before it."""
+    new = clone_instruction(call, {}, {})
+    new.operands[:-1] = [st.tape.lookup(a) for a in call.args]
+    st.b.insert(new)
 
 
 def _call_gradient(st: ReverseState, call: I.Call, acts: list[Activity | str], grad: Function,
@@ -244,10 +255,8 @@ def _by_rule(st: ReverseState, inst: I.Instruction) -> None:
 
 def _load(st: ReverseState, inst: I.Load) -> None:
     d = st.take_adjoint(inst)
-    b = st.b
     sp = st.reverse_shadow(inst.pointer)
-    old = b.load(inst.type, sp, inst.align)
-    b.store(add_values(b, old, d), sp, inst.align)
+    st.accumulation.add(st.b, inst.pointer, sp, d, inst.align)
 
 
 def _store(st: ReverseState, inst: I.Store) -> None:
@@ -304,4 +313,15 @@ def _memory_float_type(st: ReverseState, call: I.Call) -> str | None:
                              f"({seen}); its adjoint needs the element type")
 
 
-_HANDLERS = InstructionHandlers(store=_store, call=_call, load=_load, by_rule=_by_rule)
+def _atomic_add(st: ReverseState, inst: I.AtomicRMW) -> None:
+    """`*p += v` (atomically): the adjoint of `v` is the adjoint of `*p` (read, not consumed:
+    the memory keeps its adjoint, what it held before is still part of it)."""
+    ptr, value = inst.operands
+    if not st.is_active(value):
+        return
+    d = st.b.load(value.type, st.reverse_shadow(ptr), inst.align)
+    st.add_adjoint(value, d if inst.operation == "fadd" else st.b.fneg(d))
+
+
+_HANDLERS = InstructionHandlers(store=_store, call=_call, load=_load, by_rule=_by_rule,
+                                atomic_add=_atomic_add)

@@ -14,10 +14,11 @@ only active values get adjoints.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from enzyme_py.ad import names
+from enzyme_py.ad.accumulation import Accumulation
 from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.derived import Derived, SplitPair
@@ -49,6 +50,9 @@ class ReverseOptions:
     # (split) per argument, the float type the caller knows its memory holds (or None): a
     # callee that only copies memory (memcpy) learns its element type from its caller
     arg_float_types: tuple[str | None, ...] = ()
+    # (GPU) accumulate shadows atomically where other threads can reach them; False only to
+    # show what the atomics prevent (`device.device_policy`)
+    atomics: bool = True
 
 
 class ReverseCallees(Protocol):
@@ -68,6 +72,8 @@ class ReverseArguments:
     params: list[Argument]
     shadows: dict[Argument, Argument]
     seed: Argument | None
+    # (kernel) each active scalar argument's pointer, where its adjoint is added
+    out_pointers: dict[Argument, Argument] = field(default_factory=dict)
     # (split) the augmented function's own parameters (`split.py`)
     frees: Argument | None = None
     tape_out: Argument | None = None
@@ -117,6 +123,8 @@ class ReverseState:
         self.b = Builder()
         self.shadows = ShadowMap(ctx, dict(args.shadows), reverse_policy(callee=options.split))
         self.tape = Tape(ctx, cf, effects, self.b, options.split)
+        self.accumulation = Accumulation(ctx, cf.original, self.tape.reverse_of)
+        self.tape.accumulation = self.accumulation
         self.adjoint_slots: dict[Value, I.Instruction] = {}
         self.split_calls: dict[I.Call, SplitCall] = {}
         self.pair: SplitPair | None = None

@@ -13,8 +13,8 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir.values import Value
 from enzyme_py.rules.registry import JointLinear, lookup, rule_key
 
-RULE_FILES = ("enzyme_py/rules/libm.py (libm functions) or enzyme_py/rules/intrinsics.py "
-              "(llvm.* intrinsics)")
+RULE_FILES = ("enzyme_py/rules/libm.py (libm functions), enzyme_py/rules/intrinsics.py "
+              "(llvm.* intrinsics) or enzyme_py/rules/nvvm.py (llvm.nvvm.* and __nv_*)")
 
 
 def diff_operands(inst: I.Instruction) -> list[Value]:

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from enzyme_py.ad import names
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.derived import GlobalShadowKey
+from enzyme_py.ad.device import first_thread_block
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.field_types import declared_type, integer_by_use
+from enzyme_py.analysis.gpu import in_shared_memory
 from enzyme_py.analysis.memory import ALLOCATION_FUNCTIONS, underlying
 from enzyme_py.analysis.memory_effects import memory_intrinsic
 from enzyme_py.ir import instructions as I
@@ -27,7 +29,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.layout import alloc_size
-from enzyme_py.ir.module import GlobalVariable
+from enzyme_py.ir.module import Block, GlobalVariable
 from enzyme_py.ir.values import (
     Argument,
     ConstantExpr,
@@ -69,6 +71,7 @@ class ShadowMap:
         self.args = args  # the shadow arguments of the dup pointer arguments
         self.policy = policy
         self.known: dict[Value, Value] = {}
+        self._clearing: Block | None = None  # (device) where the first thread clears
 
     def get(self, p: Value) -> Value:
         got = self.known.get(p)
@@ -99,7 +102,7 @@ class ShadowMap:
             if p not in shadowed:
                 raise ctx.error(p, "this pointer leads to active data, but it was loaded from "
                                    "memory without a shadow (pass that memory as dup)")
-            new = I.Load("load", T.PTR, [self.get(p.pointer)], p.align, name=names.shadow(p))
+            new = I.Load("load", p.type, [self.get(p.pointer)], p.align, name=names.shadow(p))
             return Builder().position_after_def(p).insert(new)
         if isinstance(p, I.Call) and p.callee_name in ALLOCATION_FUNCTIONS:
             if p not in shadowed:
@@ -129,7 +132,7 @@ class ShadowMap:
         if isinstance(p, ConstantExpr) and p.opcode in ("getelementptr", "bitcast",
                                                         "addrspacecast"):
             base = self.get(p.ops[0])
-            if isinstance(base, GlobalVariable):
+            if isinstance(base, (GlobalVariable, ConstantExpr)):  # (a cast of one, too)
                 return ConstantExpr(p.type, p.opcode, (base, *p.ops[1:]), p.flags,
                                     p.source_type, p.extra)
             raise DifferentiationError(
@@ -151,14 +154,35 @@ class ShadowMap:
         if shadow is None:
             name = module.unique_name(names.shadow(g))
             shadow = GlobalVariable(name, g.value_type, zero(g.value_type))  # type: ignore[arg-type]
-            shadow.prefix = ["internal"]
+            # (the same address space: a shared-memory array's shadow is shared memory too)
+            shadow.prefix = ["internal", *(w for w in g.prefix if w.startswith("addrspace("))]
+            shadow.type = g.type
             shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
             module.add_global(shadow)
             ctx.derived.add(key, shadow)
         if self.policy.clears_globals:
-            ctx.libc.call_memset_zero(ctx.at_start(), shadow,
-                                      ConstantInt(T.I64, alloc_size(g.value_type)))
+            nbytes = ConstantInt(T.I64, alloc_size(g.value_type))
+            if ctx.device.on_device:
+                self._clear_on_device(g, shadow, nbytes)
+            else:
+                ctx.libc.call_memset_zero(ctx.at_start(), shadow, nbytes)
         return shadow
+
+    def _clear_on_device(self, g: GlobalVariable, shadow: GlobalVariable,
+                         nbytes: ConstantInt) -> None:
+        """A shared-memory shadow is cleared by the block's first thread, and every thread
+        waits at a barrier before using it; a global in device memory has no point where
+        one thread could clear it for the whole grid."""
+        ctx = self.ctx
+        if not in_shared_memory(g):
+            raise DifferentiationError(
+                f"in @{ctx.primal.name}: the device global @{g.name} holds active data; its "
+                "shadow could only be cleared for the whole grid by a grid-wide barrier "
+                "(pass that memory to the kernel as a dup pointer argument instead)")
+        if self._clearing is None:
+            self._clearing = first_thread_block(ctx.module, ctx.alloca_block)
+        ctx.libc.call_memset_zero(Builder().position_before(self._clearing.instructions[-1]),
+                                  shadow, nbytes)
 
     def _allocation(self, call: I.Call) -> Value:
         """A zero-filled `calloc` of the same size; freed by the reverse sweep."""
@@ -248,6 +272,16 @@ def check_atomic_update(ctx: DerivationContext, inst: I.Instruction) -> None:
     if isinstance(inst, (I.AtomicRMW, I.CmpXchg)) and ctx.activity.touches_shadow(
             inst.operands[0]):
         raise ctx.error(inst, "atomic updates of active memory are not supported")
+
+
+def check_old_value_unused(ctx: DerivationContext, inst: I.AtomicRMW) -> None:
+    """Raise when the old value an atomic add into shadowed memory returns is used: which
+    thread's update it follows is decided at run time, so its derivative has no one place."""
+    fn = ctx.work
+    if any(inst in u.operands for u in fn.instructions() if u is not inst):
+        raise ctx.error(inst, "the old value this atomic update returns is used; its "
+                              "derivative depends on the order threads run in, which enzyme_py "
+                              "does not differentiate (use the atomic only to add)")
 
 
 def check_integer_copy(ctx: DerivationContext, store: I.Store) -> None:

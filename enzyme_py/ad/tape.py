@@ -24,6 +24,10 @@ segment of the tape stream for a root inside a loop (whose entries repeat), and 
 freed at the end of the reverse sweep. When it is not known, the array is grown by rows
 (realloc) as the root runs, and freed like a malloc frame. So all tape memory is released
 before the gradient returns.
+
+On a GPU (`ctx.device.on_device`) there is no `malloc`: a root outside loops gets its frame
+on the thread's stack (an `alloca`, in the first block when its size is a constant), and a tape
+that would grow (an unknown trip count, a root inside a loop) is an error naming the loop.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from enzyme_py.ad import names
+from enzyme_py.ad.accumulation import Accumulation
 from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
@@ -64,12 +69,12 @@ class TapeFrame:
     iteration of it, so its frames are segments of the tape stream instead (`call` is
     `enzyme_py.reserve` and returns the segment's offset in the stream)."""
 
-    call: I.Call
+    call: I.Instruction  # (an `alloca` on a GPU)
     end: Value
 
     @property
     def in_stream(self) -> bool:
-        return self.call.callee_name == "enzyme_py.reserve"
+        return isinstance(self.call, I.Call) and self.call.callee_name == "enzyme_py.reserve"
 
 
 @dataclass
@@ -110,8 +115,9 @@ class Tape:
         self.hoist_slots: dict[tuple[Value, Loop], I.Instruction] = {}
         self.accumulators: dict[tuple[Value, Loop], I.Instruction] = {}
         self._loaded_memo: dict[tuple[Value, Loop], T.Type | None] = {}
-        # (preheader, shadow, slot, type): summing slots to add to their shadows
-        self.flushes: list[tuple[Block, Value, I.Instruction, T.Type]] = []
+        self.accumulation: Accumulation | None = None  # (set by the state that owns the tape)
+        # (preheader, pointer, its shadow, slot, type): summing slots to add to the shadows
+        self.flushes: list[tuple[Block, Value, Value, I.Instruction, T.Type]] = []
 
     # --- lookup -----------------------------------------------------------------------------
 
@@ -225,24 +231,27 @@ class Tape:
             for edge, _ in state.entry_edges:
                 self._at_edge(edge, lambda: self.b.store(zero, slot))
             assert lp.preheader is not None
-            self.flushes.append((lp.preheader, shadow, slot, ty))
+            self.flushes.append((lp.preheader, p, shadow, slot, ty))
         return slot
 
     def emit_flushes(self, rev_blocks: dict[Block, Block]) -> None:
         """Add each summing slot to its shadow where its reversed loop finishes (first in the
         reverse preheader, before anything there reads the shadow)."""
-        by_block: dict[Block, list[tuple[Value, I.Instruction, T.Type]]] = {}
-        for pre, shadow, slot, ty in self.flushes:
-            by_block.setdefault(rev_blocks[pre], []).append((shadow, slot, ty))
+        by_block: dict[Block, list[tuple[Value, Value, I.Instruction, T.Type]]] = {}
+        for pre, p, shadow, slot, ty in self.flushes:
+            by_block.setdefault(rev_blocks[pre], []).append((p, shadow, slot, ty))
         b = self.b
         for rb, sums in by_block.items():
             # what the block's own code looked up is defined below: not to be used above it
             self.memo = {k: got for k, got in self.memo.items() if k[1] != id(rb)}
             assert rb.terminator is not None
             b.position_before(rb.instructions[0])
-            for shadow, slot, ty in sums:
+            for p, shadow, slot, ty in sums:
                 sp = self.lookup(shadow)
-                b.store(add_values(b, b.load(ty, sp), b.load(ty, slot)), sp)
+                if self.accumulation.is_plain(p, sp):
+                    b.store(add_values(b, b.load(ty, sp), b.load(ty, slot)), sp)
+                else:
+                    self.accumulation.add(b, p, sp, b.load(ty, slot))
 
     def _at_edge(self, edge: Block, emit: Callable[[], object]) -> None:
         saved = (self.b.block, self.b.index)
@@ -484,10 +493,14 @@ class Tape:
             assert pre is not None and pre.terminator is not None
             at = Builder().position_before(pre.terminator)
             zero = ConstantInt(T.I64, 0)
-            if root.parent is None:
+            if root.parent is None and self.ctx.device.on_device:
+                call = at.insert(I.Alloca(T.I8, zero, MALLOC_ALIGN, name="tape"))  # (sized later)
+            elif root.parent is None:
                 call = at.call(self._malloc(), [zero], name="tape")
                 self.frees.setdefault(pre, []).append(lambda: self.lookup(call))
             else:
+                self._check_host(root, "it runs inside another loop whose trip count the "
+                                       "tape would have to grow with")
                 st = self._stream()
                 call = at.call(reserve_function(self.ctx.module), [st.slot, st.cap, st.used, zero],
                                name="tape.segment")
@@ -524,6 +537,7 @@ class Tape:
     def _make_grown_array(self, v: I.Instruction, lp: Loop, root: Loop) -> Callable[[], Value]:
         """The root's trip count is unknown: grow the array (realloc) as the root runs, by
         rows of the inner loops' known trip counts (one element when `lp` is the root)."""
+        self._check_host(root, "its trip count is not known when it starts")
         state = self.cf.loop_states[root]
         pre = root.preheader
         assert pre is not None and pre.terminator is not None
@@ -568,6 +582,15 @@ class Tape:
     def _malloc(self) -> Function:
         return self.ctx.libc.malloc()
 
+    def _check_host(self, root: Loop, why: str) -> None:
+        """A tape that grows (`malloc`/`realloc`) as `root` runs: an error on a GPU."""
+        if self.ctx.device.on_device:
+            first = root.header.instructions[0]
+            raise self.ctx.error(first, f"the reverse sweep needs values of this loop, and "
+                                        f"{why}: on a GPU their tape cannot be allocated (no "
+                                        "malloc on the device); give the loop a trip count "
+                                        "known at its start, outside other loops")
+
     def _store_final(self, edge: Block, final: Value, rev_slot: I.Instruction) -> None:
         self._at_edge(edge, lambda: self.b.store(self.lookup(final), rev_slot, 8))
 
@@ -586,6 +609,11 @@ class Tape:
         self.emit_flushes(rev_blocks)
         for frame in self.frames.values():
             frame.call.operands[3 if frame.in_stream else 0] = frame.end
+            if isinstance(frame.call, I.Alloca) and isinstance(frame.end, Constant):
+                # a fixed size: a static slot of the first block (no dynamic stack allocation)
+                assert frame.call.parent is not None
+                frame.call.parent.remove(frame.call)
+                self.ctx.at_start().insert(frame.call)
         b = self.b
         for pre, getters in self.frees.items():
             rb = rev_blocks[pre]

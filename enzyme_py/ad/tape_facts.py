@@ -5,13 +5,17 @@ a loop.
 Invariants: every answer errs toward "may change" (a wrong "cannot" would let the reverse sweep
 re-read overwritten memory, or share one cached value between iterations that differ): a call
 that writes memory that cannot be named, a write inside a callee, or a lifetime marker counts
-as a write. Nothing here changes the IR.
+as a write. On a GPU, in a kernel that waits at barriers, memory other threads can reach that
+any thread writes (they all run the same code) may change at every barrier, so a load of it is
+never re-read after a barrier and never taken as the same in a loop that waits at one. Nothing
+here changes the IR.
 """
 
 from __future__ import annotations
 
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.reverse_cfg import ControlFlow
+from enzyme_py.analysis.gpu import is_barrier, shared_object
 from enzyme_py.analysis.loops import Loop
 from enzyme_py.analysis.memory import may_alias, underlying
 from enzyme_py.analysis.memory_effects import MemoryEffects
@@ -50,6 +54,8 @@ class TapeFacts:
             return True
         block = v.parent
         assert block is not None
+        if self._other_threads_write(objs):
+            return True
         later = self._reachable(block)
         position: int | None = None
         for w, wobjs in self._writes():
@@ -64,6 +70,13 @@ class TapeFacts:
                 if block.instructions.index(w) > position:
                     return True
         return False
+
+    def _other_threads_write(self, objs: frozenset) -> bool:
+        """(GPU, a kernel with barriers) other threads may write memory in `objs` while this
+        one waits: it is reachable by them and some thread writes it."""
+        if not self.ctx.device.synchronizes or not any(shared_object(o) for o in objs):
+            return False
+        return any(may_alias(objs, wobjs) for _, wobjs in self._writes())
 
     def _writes(self) -> list[tuple[I.Instruction, frozenset]]:
         """The writes of the memory effects, and lifetime markers (after `lifetime.end` the
@@ -110,6 +123,10 @@ class TapeFacts:
     def written_in(self, objs: frozenset, lp: Loop) -> bool:
         """May an instruction of `lp` (or a callee it calls) write memory in `objs`?"""
         if self.effects.writes_unknown_call:
+            return True
+        if self._other_threads_write(objs) and any(
+                isinstance(i, I.Call) and is_barrier(i.callee_name or "")
+                for b in lp.blocks for i in b.instructions):
             return True
         return any(may_alias(objs, wobjs) and (w.parent is None or w.function is not self.ctx.work
                                                or w.parent in lp.blocks)

@@ -84,6 +84,9 @@ class TripCount:
     # the block holding the test: leaving the loop there (the test failed) means the header
     # ran exactly `emit_trip_count` times
     exiting: Block | None = None
+    # (`ne` only) the test reads `iv + offset` (the unroller's `iv - 3 != 0`): the IV itself
+    # is compared with `bound - offset`
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -243,10 +246,15 @@ def _exit_test(lp: Loop, x: Block) -> TripCount | None:
     for iv in induction_variables(lp):
         a, b = cond.operands
         pred = cond.predicate
+        offset = 0
         if a is iv.phi or a is iv.next:
             tested, bound = a, b
         elif b is iv.phi or b is iv.next:
             tested, bound, pred = b, a, _SWAP[pred]
+        elif _offset_from(a, iv) is not None and pred in ("eq", "ne"):
+            tested, bound, offset = iv.phi, b, _offset_from(a, iv) or 0
+        elif _offset_from(b, iv) is not None and pred in ("eq", "ne"):
+            tested, bound, offset = iv.phi, a, _offset_from(b, iv) or 0
         else:
             continue
         if not _invariant(bound, lp):
@@ -257,12 +265,22 @@ def _exit_test(lp: Loop, x: Block) -> TripCount | None:
             continue
         if pred == "ne" and abs(iv.step) != 1 and not _is_exact_ne(iv, bound, tested is iv.next):
             continue
+        if offset and pred != "ne":
+            continue
         increasing = iv.step > 0
         if pred in ("slt", "sle", "ult", "ule") and not increasing:
             continue
         if pred in ("sgt", "sge", "ugt", "uge") and increasing:
             continue
-        return TripCount(iv, tested is iv.next, pred, bound, x)
+        return TripCount(iv, tested is iv.next, pred, bound, x, offset)
+    return None
+
+
+def _offset_from(v: Value, iv: InductionVariable) -> int | None:
+    """`c` when `v` is `iv + c` computed without wrapping (`nsw`/`nuw`), a constant `c`."""
+    if isinstance(v, I.BinaryOp) and v.opcode == "add" and v.operands[0] is iv.phi and \
+            isinstance(v.operands[1], ConstantInt) and ("nsw" in v.flags or "nuw" in v.flags):
+        return v.operands[1].value
     return None
 
 
@@ -309,7 +327,8 @@ def emit_trip_count(b: Builder, tc: TripCount) -> Value:
         first_n = iv.start
         if tc.tested_next:
             first_n = b.add(first_n, ConstantInt(ty, step), name="tc.first")
-        dist_n = b.sub(tc.bound, first_n) if step > 0 else b.sub(first_n, tc.bound)
+        bound_n = tc.bound if not tc.offset else b.sub(tc.bound, ConstantInt(ty, tc.offset))
+        dist_n = b.sub(bound_n, first_n) if step > 0 else b.sub(first_n, bound_n)
         dist = dist_n if ty == T.I64 else b.zext(dist_n, T.I64)
         trues = dist if abs(step) == 1 else b.binop("udiv", dist, ConstantInt(T.I64, abs(step)))
         return b.add(trues, one, name="tc")
@@ -362,6 +381,8 @@ def describe_loops(fn: Function) -> str:
             lines.append(f"{ind}  trip count: unknown at loop entry (tape grows as it runs)")
         else:
             tested = slots.local(tc.iv.next if tc.tested_next else tc.iv.phi)
+            if tc.offset:
+                tested = f"({tested} + {tc.offset})"
             lines.append(f"{ind}  trip count: 1 + leading true tests of {tested} "
                          f"{tc.predicate} {_ref(tc.bound, slots)}")
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from enzyme_py.analysis.gpu import is_barrier
 from enzyme_py.analysis.memory import (
     ALLOCATION_FUNCTIONS,
     DEALLOCATION_FUNCTIONS,
@@ -67,13 +68,20 @@ def is_pure_call(name: str) -> bool:
 def writes_no_memory(name: str) -> bool:
     """A call of `name` writes no user memory (pure, known not to write, or a marker)."""
     return is_pure_call(name) or name in NON_WRITING_CALLS or \
-        name.startswith(HARMLESS_INTRINSICS) or name.startswith(MASKED_MEMORY[0])
+        name.startswith(HARMLESS_INTRINSICS) or name.startswith(MASKED_MEMORY[0]) or \
+        is_barrier(name)  # (what other threads write meanwhile: `ad/tape_facts.py`)
+
+
+ADDITIVE_ATOMICS = ("fadd", "fsub")
 
 
 def stored(inst: I.Instruction) -> tuple[Value, Value] | None:
-    """(value, pointer) of a `store` or an `llvm.masked.store` (which writes some lanes)."""
+    """(value, pointer) of a `store`, an `llvm.masked.store` (which writes some lanes), or an
+    `atomicrmw fadd`/`fsub` (which adds the value to what is there)."""
     if isinstance(inst, I.Store):
         return inst.value, inst.pointer
+    if isinstance(inst, I.AtomicRMW) and inst.operation in ADDITIVE_ATOMICS:
+        return inst.operands[1], inst.operands[0]
     if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(MASKED_MEMORY[1]):
         return inst.args[0], inst.args[1]
     return None

@@ -8,7 +8,8 @@ Invariants: the module must be NVPTX (`nvptx64-nvidia-cuda`; another triple is a
 `opt_level` by the NVPTX target machine for `sm_<sm>` (its own `"target-cpu"` attributes
 agree, as clang writes them), and printed as assembly; nothing is linked or loaded, so no GPU
 or driver is needed. The PTX ISA version is the lowest LLVM 22 accepts for the SM (sm_80:
-7.0, sm_90: 7.8), raised to the one the module's `"target-features"` ask for.
+7.0, sm_90: 7.8), raised to the one the module's `"target-features"` ask for, and to 7.3 when
+the module allocates stack memory of a size known only at run time (a derivative's tape).
 """
 
 from __future__ import annotations
@@ -27,11 +28,15 @@ __all__ = ["emit_ptx"]
 _TRIPLES = ("nvptx64-nvidia-cuda", "nvptx-nvidia-cuda")
 _MIN_PTX = {70: 60, 75: 63, 80: 70, 86: 71, 87: 74, 89: 78, 90: 78, 100: 86, 120: 87}
 _FEATURE = re.compile(r"\+ptx(\d+)")
+_DYNAMIC_ALLOCA = re.compile(r"= alloca [^,\n]+, i(?:8|16|32|64) %")
+_DYNAMIC_ALLOCA_PTX = 73
 
 
 def _ptx_version(text: str, sm: int) -> int:
     asked = [int(v) for v in _FEATURE.findall(text)]
     floor = max((v for s, v in _MIN_PTX.items() if s <= sm), default=60)
+    if _DYNAMIC_ALLOCA.search(text):
+        floor = max(floor, _DYNAMIC_ALLOCA_PTX)
     return max([floor, *asked])
 
 

@@ -51,6 +51,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "('fast') or a comma-separated set of reassoc, contract, nnan, ninf, "
                         "nsz, arcp, afn (default: IEEE-exact)")
     add_dump_options(p)
+    p.add_argument("--target", choices=("nvptx64",),
+                   help="write PTX for an NVPTX module (CUDA device code) instead of LLVM IR")
+    p.add_argument("--sm", type=int, default=80,
+                   help="with --target nvptx64: the compute capability (default: 80)")
     p.add_argument("--print-pipeline", action="store_true",
                    help="print the pipeline of passes this command runs (for enzyme-py opt -p) "
                         "and exit")
@@ -121,8 +125,17 @@ def grad(args: argparse.Namespace) -> int:
                               title="instructions of the input function (primal) and of the "
                                     "derivative")
         print("\n".join(table), file=sys.stderr)
-    write_text(args.output, str(out))
+    _write(args, out)
     return 0
+
+
+def _write(args: argparse.Namespace, out: Module) -> None:
+    """The module as LLVM IR, or as PTX with `--target nvptx64` (the NVPTX target's own
+    pipeline at `-O`: it turns generic pointers into global ones, among others)."""
+    if args.target == "nvptx64":
+        write_text(args.output, emit_ptx(str(out), sm=args.sm, opt_level=args.opt_level))
+    else:
+        write_text(args.output, str(out))
 
 
 def _transform_arguments(p: argparse.ArgumentParser) -> None:
@@ -135,10 +148,6 @@ def _transform_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-inlined-rules", action="store_true",
                    help="differentiate the inlined body of a function whose registered "
                         "derivative is no longer called (an error otherwise)")
-    p.add_argument("--target", choices=("nvptx64",),
-                   help="write PTX for an NVPTX module (CUDA device code) instead of LLVM IR")
-    p.add_argument("--sm", type=int, default=80,
-                   help="with --target nvptx64: the compute capability (default: 80)")
 
 
 @command("transform", "lower every __enzyme_autodiff call (drop-in for Enzyme's plugin)",
@@ -164,10 +173,7 @@ def transform(args: argparse.Namespace) -> int:
         print(text)
         return 0
     out = run_pipeline(module, text, dump if dump.active else None)
-    if args.target == "nvptx64":  # (the pipeline optimized it already)
-        write_text(args.output, emit_ptx(str(out), sm=args.sm, opt_level=0))
-        return 0
-    write_text(args.output, str(out))
+    _write(args, out)
     return 0
 
 

@@ -62,6 +62,7 @@ INACTIVE_INTRINSICS = frozenset({
 # Whole families, by name prefix.
 INACTIVE_PREFIXES = (
     "llvm.dbg.",  # debug info
+    "llvm.nvvm.read.ptx.sreg.",  # where the thread runs in the GPU grid
     "__cxa_",  # C++ ABI: exceptions, guards, atexit
     "__gxx_personality",
     "_Unwind_",

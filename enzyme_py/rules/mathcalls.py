@@ -9,11 +9,17 @@ reductions are reachable as `vector.reduce.fadd` (start, vector) ... `vector.red
 Invariants: the callee is declared in `module` once (`Module.declare_function` returns the
 existing declaration); the result has the type of the first argument (the element type for
 reductions); nothing is folded.
+
+On an NVPTX module (target triple `nvptx...`), where the C library and most float intrinsics do
+not exist, only the intrinsics in `NVPTX_INTRINSICS` are emitted (they lower to PTX
+instructions); every other function calls libdevice's `__nv_<name>` (`__nv_cos` for double,
+`__nv_cosf` for float, `half` and `bfloat` through float), declared in the module for the linker
+to resolve; `fmod` stays `frem`. Code for any other triple is unchanged by this.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -38,6 +44,15 @@ INTRINSICS = frozenset({
 INT_LAST_INTRINSICS = frozenset({"powi", "ldexp"})
 # C names that are LLVM intrinsics under another name.
 LIBM_TO_INTRINSIC = {"fmax": "maxnum", "fmin": "minnum"}
+
+# The float intrinsics NVPTX lowers to instructions for float and double (no library call, no
+# approximation: `llvm.exp2.f32` would become `ex2.approx`, so it is not listed).
+NVPTX_INTRINSICS = frozenset({
+    "sqrt", "fabs", "copysign", "floor", "ceil", "trunc", "round", "rint", "nearbyint",
+    "roundeven", "canonicalize", "fma", "fmuladd", "minnum", "maxnum", "minimum", "maximum",
+    "minimumnum", "maximumnum", "ldexp",
+})
+LIBDEVICE_PREFIX = "__nv_"
 
 _MANGLE = {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64",
            "x86_fp80": "f80", "fp128": "f128", "ppc_fp128": "ppcf128"}
@@ -71,6 +86,7 @@ def emit_math(builder: Builder, module: Module, name: str, args: Sequence[Value]
     Example::
 
         y = emit_math(b, m, "cos", [x])   # x: <4 x double> -> call @llvm.cos.v4f64
+        # the same in an NVPTX module: four `call double @__nv_cos(double ...)`
     """
     if not args:
         raise ValueError(f"math function {name!r} needs arguments")
@@ -79,15 +95,24 @@ def emit_math(builder: Builder, module: Module, name: str, args: Sequence[Value]
         raise TypeError(f"math function {name!r} called on non-float type {ty}")
     if name.startswith("vector.reduce."):
         return _reduction(builder, module, name, args)
+    nvptx = is_nvptx(module)
     intrinsic = intrinsic_name(name, args)
+    if nvptx and LIBM_TO_INTRINSIC.get(name, name) not in NVPTX_INTRINSICS:
+        intrinsic = None
     if intrinsic is not None:
         fn = module.declare_function(intrinsic, T.FunctionType(ty, tuple(a.type for a in args)))
         return builder.call_intrinsic(fn, args)
     if name == "fmod":
         return builder.frem(args[0], args[1])
+    call = _libdevice_call if nvptx else _libm_call
     if isinstance(ty, T.VectorType):
-        return _scalarized(builder, module, name, args, ty)
-    return _libm_call(builder, module, name, args, ty)
+        return _scalarized(builder, module, name, args, ty, call)
+    return call(builder, module, name, args, ty)
+
+
+def is_nvptx(module: Module) -> bool:
+    """Whether `module` is CUDA device code (its target triple is NVPTX's)."""
+    return (module.triple or "").startswith("nvptx")
 
 
 def _reduction(builder: Builder, module: Module, name: str, args: Sequence[Value]) -> Value:
@@ -111,16 +136,32 @@ def _libm_call(builder: Builder, module: Module, name: str, args: Sequence[Value
     return builder.call_intrinsic(fn, args)
 
 
+_LIBDEVICE_SUFFIX = {"float": "f", "double": ""}
+_ScalarCall = Callable[[Builder, Module, str, Sequence[Value], T.Type], Value]
+
+
+def _libdevice_call(builder: Builder, module: Module, name: str, args: Sequence[Value],
+                    ty: T.Type) -> Value:
+    assert isinstance(ty, T.FloatType)
+    if ty.kind in ("half", "bfloat"):  # libdevice has no half functions: compute in float
+        wide = [builder.fpext(a, T.FLOAT) if a.type == ty else a for a in args]
+        return builder.fptrunc(_libdevice_call(builder, module, name, wide, T.FLOAT), ty)
+    if ty.kind not in _LIBDEVICE_SUFFIX:
+        raise TypeError(f"libdevice has no {name!r} for {ty} (NVPTX has float and double)")
+    callee = f"{LIBDEVICE_PREFIX}{name}{_LIBDEVICE_SUFFIX[ty.kind]}"
+    fn = module.declare_function(callee, T.FunctionType(ty, tuple(a.type for a in args)))
+    return builder.call_intrinsic(fn, args)
+
+
 def _scalarized(builder: Builder, module: Module, name: str, args: Sequence[Value],
-                ty: T.VectorType) -> Value:
+                ty: T.VectorType, call: _ScalarCall = _libm_call) -> Value:
     if ty.scalable:
         raise TypeError(f"cannot scalarize {name!r} over scalable vector {ty}")
     out: Value = ConstantKeyword(ty, "poison")
     for lane in range(ty.count):
         idx = ConstantInt(T.I32, lane)
         scalars = [lane_of(builder, a, idx) for a in args]
-        out = builder.insertelement(out, _libm_call(builder, module, name, scalars,
-                                                    ty.element), idx)
+        out = builder.insertelement(out, call(builder, module, name, scalars, ty.element), idx)
     return out
 
 

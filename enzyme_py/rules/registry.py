@@ -87,7 +87,9 @@ class Spec:
     `domain[i]` is the (low, high) interval operand i is sampled from; `tol` the relative
     tolerance against central finite differences; `int_args` maps operand index to a fixed
     integer value (e.g. the exponent of `powi`); `ptr_args` are pointer operands to integer
-    outputs the function writes (`frexp`'s exponent), passed scratch memory.
+    outputs the function writes (`frexp`'s exponent), passed scratch memory. `checked_in` names
+    the test (`path::name`) that checks a rule the CPU harness cannot run (a warp shuffle: its
+    operands are lanes of other threads), instead of the harness.
     """
 
     domain: tuple[tuple[float, float], ...]
@@ -95,6 +97,7 @@ class Spec:
     int_args: dict[int, int] = field(default_factory=dict)
     ptr_args: frozenset[int] = frozenset()
     note: str = ""
+    checked_in: str = ""
 
 
 RuleFn = Callable[[RuleContext], Sequence[PartialSpec] | JointLinear]

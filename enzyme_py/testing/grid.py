@@ -149,12 +149,25 @@ class SimulatedGrid:
                                    for tx in range(block[0])]
                         threads = [threading.Thread(target=fn, args=(*cargs, r.ctypes.data))
                                    for r in records]
-                        for th in threads:
-                            th.start()
+                        _start(threads)
                         for th in threads:
                             th.join()
                     finally:
                         _libc.pthread_barrier_destroy(barrier.ctypes.data)
+
+
+THREAD_STACK = 16 << 20  # a GPU thread's tape lives on its stack (derivative kernels)
+
+
+def _start(threads: list[threading.Thread]) -> None:
+    """Start the GPU threads with stacks as large as a derivative kernel's tape may need."""
+    old = threading.stack_size()
+    threading.stack_size(max(old, THREAD_STACK))
+    try:
+        for th in threads:
+            th.start()
+    finally:
+        threading.stack_size(old)
 
 
 def _record(tid: tuple[int, int, int], ntid: tuple[int, int, int],

@@ -14,9 +14,8 @@ What a GPU provides becomes ordinary code and memory:
   and wait again;
 - address spaces become the generic one (`addrspacecast` disappears); the NVPTX triple, data
   layout, `ptx_kernel` and the `"target-cpu"`/`"target-features"` attributes go;
-- the nvvm math intrinsics become LLVM's (`sqrt.rn.d` -> `llvm.sqrt.f64`, `fma.rn.f` ->
-  `llvm.fma.f32`, `rsqrt.approx` -> 1/sqrt, `ex2.approx` -> `llvm.exp2` ...), and libdevice's
-  `__nv_sin` etc. libm's `sin`; atomics (`atomicrmw`) stay, and are real on the CPU.
+- the nvvm math intrinsics become LLVM's and libdevice's `__nv_sin` libm's `sin`
+  (`nvvm_math.py`); atomics (`atomicrmw`) stay, and are real on the CPU.
 
 Invariants: the input is never changed (a copy is lowered); any other `llvm.nvvm.*` call is a
 `GridError` naming it, never silently kept; `needs_threads` is true exactly when a barrier or a
@@ -29,23 +28,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from enzyme_py.analysis.gpu import BARRIER, SHUFFLE, SPECIAL_REGISTER, WARP_SIZE
 from enzyme_py.errors import EnzymePyError
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import parse
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, Module
-from enzyme_py.ir.values import Argument, ConstantExpr, ConstantInt, Value, const_float
+from enzyme_py.ir.values import Argument, ConstantExpr, ConstantInt, Value
+from enzyme_py.testing.nvvm_math import map_math
 
 GRID_FIELDS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z",
                "ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z")
 BARRIER_OFFSET = 48
 EXCHANGE_OFFSET = 56
 GRID_BYTES = 64
-_SREG = "llvm.nvvm.read.ptx.sreg."
-_BARRIERS = re.compile(r"llvm\.nvvm\.barrier(0|\.cta\.sync(\.aligned)?\.all|\.sync|\.cta\.sync)$")
-_SHUFFLE = re.compile(r"llvm\.nvvm\.shfl\.sync\.(down|up|bfly|idx)\.(i32|f32)$")
-_WARP = 32
+_SREG = SPECIAL_REGISTER
+_BARRIERS = BARRIER
+_SHUFFLE = SHUFFLE
+_WARP = WARP_SIZE
 
 
 class GridError(EnzymePyError):
@@ -73,7 +74,7 @@ def lower_kernel(source: str | Module, kernel: str) -> LoweredKernel:
     module.triple = module.datalayout = None
     _generic_address_space(module)
     _strip_target_attributes(module)
-    _map_math(module)
+    map_math(module)
     users = _grid_users(module)
     params = tuple(fn.function_type.params)
     grid_args = {f: _add_grid_parameter(f) for f in users}
@@ -155,64 +156,6 @@ def _strip_target_attributes(module: Module) -> None:
     for fn in module.functions:
         fn.ret_attrs = [w for w in fn.ret_attrs if w != "ptx_kernel"]
         fn.prefix = [w for w in fn.prefix if w != "ptx_kernel"]
-
-
-# --- math ------------------------------------------------------------------------------------
-
-# nvvm intrinsic stem -> (LLVM intrinsic stem, arity); `None`: built by hand
-_MATH = {
-    "sqrt.rn": "sqrt", "sqrt.approx": "sqrt", "sqrt.rn.ftz": "sqrt", "sqrt.approx.ftz": "sqrt",
-    "sqrt": "sqrt", "fma.rn": "fma", "fma.rn.ftz": "fma", "ex2.approx": "exp2",
-    "ex2.approx.ftz": "exp2", "lg2.approx": "log2", "lg2.approx.ftz": "log2",
-    "sin.approx": "sin", "sin.approx.ftz": "sin", "cos.approx": "cos", "cos.approx.ftz": "cos",
-    "fmin": "minnum", "fmax": "maxnum", "fmin.ftz": "minnum", "fmax.ftz": "maxnum",
-    "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
-}
-_RECIPROCAL = ("rcp.rn", "rcp.approx", "rcp.rn.ftz", "rcp.approx.ftz", "rcp.approx.ftz")
-_RSQRT = ("rsqrt.approx", "rsqrt.approx.ftz")
-_DIVIDE = ("div.rn", "div.approx", "div.full", "div.rn.ftz", "div.approx.ftz", "div.full.ftz")
-_SUFFIX = {"d": "f64", "f": "f32"}
-_LIBDEVICE = re.compile(r"__nv_(\w+)$")
-
-
-def _map_math(module: Module) -> None:
-    for fn in list(module.functions):
-        for block in fn.blocks:
-            for inst in list(block.instructions):
-                if isinstance(inst, I.Call) and inst.callee_name:
-                    _map_call(module, fn, block, inst)
-
-
-def _map_call(module: Module, fn: Function, block, call: I.Call) -> None:
-    name = call.callee_name or ""
-    m = _LIBDEVICE.match(name)
-    if m and isinstance(call.callee, Function) and call.callee.is_declaration:
-        libm = module.declare_function(m.group(1), call.function_type)
-        call.operands[-1] = libm
-        return
-    if not name.startswith("llvm.nvvm."):
-        return
-    stem, _, suffix = name[len("llvm.nvvm."):].rpartition(".")
-    if suffix not in _SUFFIX:
-        return
-    ty = call.type
-    b = Builder().position_before(call)
-    one = const_float(ty, 1.0)
-    if stem in _MATH:
-        intrinsic = f"llvm.{_MATH[stem]}.{_SUFFIX[suffix]}"
-        target = module.declare_function(intrinsic, call.function_type)
-        new: Value = b.call(target, list(call.args), name=call.name)
-    elif stem in _RECIPROCAL:
-        new = b.fdiv(one, call.args[0], name=call.name)
-    elif stem in _RSQRT:
-        sqrt = module.declare_function(f"llvm.sqrt.{_SUFFIX[suffix]}", call.function_type)
-        new = b.fdiv(one, b.call(sqrt, [call.args[0]]), name=call.name)
-    elif stem in _DIVIDE:
-        new = b.fdiv(call.args[0], call.args[1], name=call.name)
-    else:
-        return  # (reported by `_check_no_nvvm_left` if it stays)
-    fn.replace_all_uses(call, new)
-    block.remove(call)
 
 
 # --- the grid record -----------------------------------------------------------------------

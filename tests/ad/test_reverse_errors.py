@@ -3,10 +3,13 @@ block and the instruction, and what to do about it."""
 
 from __future__ import annotations
 
+import ctypes
+
 import pytest
 
 from enzyme_py.ad.driver import gradient_module
 from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.backend import compile_ir
 from enzyme_py.errors import EnzymePyError
 from enzyme_py.ir import parse
 
@@ -109,9 +112,30 @@ entry:
   ret void
 }
 """
-    msg = _error(ir, "f", ["dup", "out"], False)
-    assert "in @f, block %entry, instruction `%old = atomicrmw fadd ptr %x, double %v" in msg
+    msg = _error(ir.replace("fadd", "fmax"), "f", ["dup", "out"], False)
+    assert "in @f, block %entry, instruction `%old = atomicrmw fmax ptr %x, double %v" in msg
     assert "atomic" in msg
+    used = ir.replace("  ret void", "  store double %old, ptr %x\n  ret void")
+    msg = _error(used, "f", ["dup", "out"], False)
+    assert "the old value this atomic update returns is used" in msg
+
+
+def test_atomic_add_of_active_memory() -> None:
+    """`*x += v` atomically: dv is the adjoint of *x, which keeps it (read, not consumed)."""
+    ir = """
+define void @f(ptr %x, double %v) {
+entry:
+  %old = atomicrmw fadd ptr %x, double %v seq_cst
+  ret void
+}
+"""
+    out, name = gradient_module(parse(ir), "f", ["dup", "out"], False)
+    jm = compile_ir(str(out))
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_void_p] * 2, ctypes.c_double)(
+        jm.address(name))
+    x, dx = (ctypes.c_double(1.0), ctypes.c_double(0.25))
+    assert fn(ctypes.addressof(x), ctypes.addressof(dx), 2.0) == 0.25
+    assert x.value == 3.0 and dx.value == 0.25
 
 
 def test_unknown_activity_string() -> None:

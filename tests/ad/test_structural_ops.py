@@ -312,7 +312,7 @@ def test_memory_instruction_without_support_names_the_memory_code() -> None:
     ir = """
 define double @f(ptr %p, double %x) {
 entry:
-  %old = atomicrmw fadd ptr %p, double %x seq_cst, align 8
+  %old = atomicrmw fmax ptr %p, double %x seq_cst, align 8
   %r = fmul double %old, %x
   ret double %r
 }

@@ -4,8 +4,6 @@ with one OS thread per GPU thread, against NumPy references."""
 from __future__ import annotations
 
 import ctypes
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,19 +12,6 @@ from enzyme_py.ad.driver import gradient_module
 from enzyme_py.backend import compile_ir
 from enzyme_py.errors import ArgumentValueError
 from enzyme_py.testing.grid import GridError, SimulatedGrid
-
-KERNELS = Path(__file__).parent / "kernels"
-CUDA = ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80", "-nocudainc",
-        "-nocudalib", "-emit-llvm", "-S", "-Wno-unknown-cuda-version"]
-
-
-@pytest.fixture(scope="module")
-def corpus(clang: str, tmp_path_factory) -> str:
-    out = tmp_path_factory.mktemp("cuda") / "corpus.ll"
-    subprocess.run([clang, *CUDA, "-O2", str(KERNELS / "corpus.cu"), "-o", str(out)],
-                   check=True, capture_output=True, text=True)
-    return out.read_text()
-
 
 RNG = np.random.default_rng(7)
 

@@ -12,14 +12,14 @@ import pytest
 from enzyme_py.backend.ptx import emit_ptx
 from enzyme_py.cli import main
 from enzyme_py.errors import BackendError
-from tests.gpu.test_grid import corpus  # noqa: F401  (the fixture)
 
 KERNELS = ("saxpy", "gather_scatter", "block_sum", "warp_sum", "warp_modes", "stencil1d",
-           "stencil2d", "element_update", "horner", "racy_count", "atomic_count")
+           "stencil2d", "element_update", "horner", "racy_count", "atomic_count", "xs_lookup",
+           "shared_weight", "sum_squares")
 
 
 @pytest.mark.parametrize("sm", [80, 90])
-def test_every_kernel_is_an_entry(corpus: str, sm: int) -> None:  # noqa: F811
+def test_every_kernel_is_an_entry(corpus: str, sm: int) -> None:
     ptx = emit_ptx(corpus, sm=sm)
     assert re.search(rf"^\.target sm_{sm}$", ptx, re.M)
     assert sorted(re.findall(r"\.visible \.entry (\w+)\(", ptx)) == sorted(KERNELS)
@@ -30,7 +30,7 @@ def test_every_kernel_is_an_entry(corpus: str, sm: int) -> None:  # noqa: F811
                    reason="ptxas is not installed (pip install nvidia-cuda-nvcc-cu12 ships it); "
                           "the PTX text is still checked by test_every_kernel_is_an_entry")
 @pytest.mark.parametrize("sm", [80, 90])
-def test_ptx_assembles(corpus: str, sm: int, tmp_path) -> None:  # noqa: F811
+def test_ptx_assembles(corpus: str, sm: int, tmp_path) -> None:
     src = tmp_path / "k.ptx"
     src.write_text(emit_ptx(corpus, sm=sm))
     done = subprocess.run(["ptxas", f"-arch=sm_{sm}", str(src), "-o",
@@ -46,9 +46,41 @@ def test_host_code_is_refused() -> None:
         emit_ptx(host)
 
 
-def test_transform_writes_ptx(corpus: str, tmp_path, capsys) -> None:  # noqa: F811
+def test_transform_writes_ptx(corpus: str, tmp_path, capsys) -> None:
     src = tmp_path / "k.ll"
     src.write_text(corpus)
     assert main(["transform", str(src), "--target", "nvptx64", "--sm", "90"]) == 0
     out = capsys.readouterr().out
     assert ".target sm_90" in out and ".visible .entry saxpy(" in out
+
+
+DERIVED = [k for k in KERNELS if k not in ("racy_count", "atomic_count")]
+
+
+@pytest.fixture(scope="module")
+def derivatives(corpus: str) -> list:
+    """Every kernel with its gradient and tangent kernels."""
+    from enzyme_py.api.kernels import kernel_derivatives
+
+    return [kernel_derivatives(corpus, k) for k in DERIVED]
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+def test_derivative_kernels_are_entries(derivatives: list, sm: int) -> None:
+    entries = {e for d in derivatives
+               for e in re.findall(r"\.visible \.entry (\w+)\(", d.ptx(sm=sm))}
+    for k in DERIVED:
+        assert {f"diffe_{k}", f"fwddiffe_{k}"} <= entries
+
+
+@pytest.mark.xfail(shutil.which("ptxas") is None, raises=FileNotFoundError, strict=True,
+                   reason="ptxas is not installed (pip install nvidia-cuda-nvcc-cu12 ships it)")
+@pytest.mark.parametrize("sm", [80, 90])
+def test_derivative_ptx_assembles(derivatives: list, sm: int, tmp_path) -> None:
+    for d in derivatives:
+        src = tmp_path / f"{d.kernel}.ptx"
+        src.write_text(d.ptx(sm=sm))
+        done = subprocess.run(["ptxas", f"-arch=sm_{sm}", str(src), "-o",
+                               str(tmp_path / f"{d.kernel}.cubin")], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, f"{d.kernel}: {done.stderr}"

@@ -13,6 +13,8 @@ Vectors and aggregates of floats are packed from scalar arguments inside the fun
 code only takes scalars).
 Checks: jvp against central finite differences of primal, and <vjp(u), v> == <u, jvp(v)>.
 Float32 variants use the coarser `FLOAT32_TOL` (finite differences in single precision).
+CUDA device math (nvvm intrinsics, libdevice `__nv_*`; their names from `rules.nvvm.CALLEES`)
+is lowered to host math by `testing.nvvm_math.map_math` before the module is compiled.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ from enzyme_py.ir.values import (
     const_float,
     zero,
 )
+from enzyme_py.rules import nvvm
 from enzyme_py.rules.mathcalls import mangle
 from enzyme_py.rules.registry import JointLinear, Linear, Rule, Spec
+from enzyme_py.testing.nvvm_math import map_math
 from tests.rules.context import SimpleContext
 
 F64, F32 = T.DOUBLE, T.FLOAT
@@ -411,8 +415,15 @@ def call_cases(names: Sequence[str], spec: Spec) -> list[Case]:
     a C name at double, or float for the `f` twin of another name of the rule."""
     cases: list[Case] = []
     arity = len(spec.domain)
-    for name in names:
-        if name.startswith("llvm.vector.reduce."):
+    # libdevice names last: the host names' cases keep their random points whatever is added
+    for name in sorted(names, key=lambda n: n in nvvm.LIBDEVICE):
+        if name in nvvm.CALLEES:  # one case per concrete name, of its own float type
+            for callee in nvvm.CALLEES[name]:
+                ft = nvvm.callee_type(callee)
+                types = tuple(T.PTR if i in spec.ptr_args else T.I32 if i in spec.int_args
+                              else ft for i in range(arity))
+                cases.append(Case(f"{callee} {ft}", types, call_make(callee, ft, types)))
+        elif name.startswith("llvm.vector.reduce."):
             types = (F64,) * (arity - 1) + (V4D,)
             cases.append(Case(f"{name}.v4f64", types, call_make(f"{name}.v4f64", F64, types)))
         elif name.startswith("llvm."):
@@ -435,5 +446,6 @@ def jit_cases(rule: Rule, cases: Sequence[Case]) -> tuple[JITModule, list[Built]
     assert rule.spec is not None
     module = Module(f"rule_{rule.name}")
     built = [build_case(module, k, c, rule, rule.spec) for k, c in enumerate(cases)]
+    map_math(module)
     verify(module)
     return compile_ir(str(module), opt_level=0), built

@@ -192,14 +192,25 @@ entry:
   %v = load double, ptr %x
   %w = fmul double %v, %v
   store double %w, ptr %x
-  %old = atomicrmw fadd ptr %x, double 1.0 seq_cst
+  %old = atomicrmw fmax ptr %x, double 1.0 seq_cst
   ret void
 }
 """
 
 
 def test_atomic_update_of_active_memory() -> None:
+    """An atomic add is differentiated (the shadow gets the tangent's add); other atomic
+    updates are errors."""
     assert "atomic updates of active memory" in _error(ATOMIC, "f", ["dup"])
+    add = """
+define void @f(ptr %x, double %v) {
+entry:
+  %old = atomicrmw fadd ptr %x, double %v seq_cst
+  ret void
+}
+"""
+    out, name = forward_module(parse(add), "f", ["dup", "dup"], opt_level=0)
+    assert "atomicrmw fadd ptr %x.shadow, double %v.t seq_cst" in str(out)
 
 
 def test_ir_is_valid_for_llvm() -> None:

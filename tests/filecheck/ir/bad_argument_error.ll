@@ -6,4 +6,4 @@ entry:
   ret void
 }
 
-; CHECK: enzyme-py opt: error: reverse: unknown argument 'mode' (its arguments: fn, acts, ret, name, primal)
+; CHECK: enzyme-py opt: error: reverse: unknown argument 'mode' (its arguments: fn, acts, ret, name, primal, atomics)

@@ -7,5 +7,5 @@
 ; CHECK: rounds=  at most this many rounds (default: 3)
 ; CHECK: forward{fn=,acts=,width=,name=,primal=}
 ; CHECK: print-activity{fn=,acts=,ret=}
-; CHECK: reverse{fn=,acts=,ret=,name=,primal=}
+; CHECK: reverse{fn=,acts=,ret=,name=,primal=,atomics=}
 ; CHECK: sroa

@@ -89,6 +89,15 @@ extern "C" __global__ void horner(int n, int degree, const double *coef, const d
   }
 }
 
+/* a reduction by atomics: each thread reads only its own x[i] (so its adjoint needs no atomic
+ * when the launch is 1-D, which the gradient checks; `__restrict__`: out is not x) and adds
+ * into one sum */
+extern "C" __global__ void sum_squares(int n, const double *__restrict__ x,
+                                       double *__restrict__ out) {
+  int i = blockIdx_x * blockDim_x + threadIdx_x;
+  if (i < n) atomicAdd(out, x[i] * x[i]);
+}
+
 /* contention: every thread adds 1.0 to one element `reps` times, without and with atomics
  * (the threaded grid must show the lost updates of the first) */
 extern "C" __global__ void racy_count(int reps, volatile double *out) {
@@ -98,4 +107,34 @@ extern "C" __global__ void racy_count(int reps, volatile double *out) {
 extern "C" __global__ void atomic_count(int reps, double *out) {
   __syncthreads();
   for (int r = 0; r < reps; r++) atomicAdd(out, 1.0);
+}
+
+/* an XSBench-style table lookup: a binary search of each particle's energy in a sorted energy
+ * grid, then linear interpolation of the cross sections (a gather; its adjoint a scatter) */
+extern "C" __global__ void xs_lookup(int n, int m, const double *egrid, const double *xs,
+                                     const double *energy, double *out) {
+  int i = blockIdx_x * blockDim_x + threadIdx_x;
+  if (i < n) {
+    double e = energy[i];
+    int lo = 0, hi = m - 1;
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      if (egrid[mid] > e) hi = mid; else lo = mid;
+    }
+    double f = (e - egrid[lo]) / (egrid[hi] - egrid[lo]);
+    out[i] = xs[lo] + f * (xs[hi] - xs[lo]);
+  }
+}
+
+/* contention for the gradient: every thread reads the same few weights `reps` times through a
+ * data-dependent index, so every thread's reverse sweep adds into the same few adjoints (the
+ * barrier lines the threads up, so that they overlap in time on the simulated grid) */
+extern "C" __global__ void shared_weight(int reps, const int *__restrict__ idx,
+                                         const double *__restrict__ w,
+                                         const double *__restrict__ x, double *__restrict__ out) {
+  __syncthreads();
+  int i = blockIdx_x * blockDim_x + threadIdx_x;
+  double acc = 0.0;
+  for (int r = 0; r < reps; r++) acc += w[idx[r]] * x[i];
+  out[i] = acc;
 }
