@@ -735,3 +735,20 @@ def test_vector_math_annotation() -> None:
             "  %y = call double @tan(double %x)\n  ret double %y\n}\n"
     assert annotate(plain, lib) is plain
     assert annotate(MATH_LOOP, vector_library("", lambda symbol: False)) is MATH_LOOP
+
+
+def test_loop_strength_reduction_is_left_out_of_huge_modules() -> None:
+    """LSR's cost grows much faster than the code (`native.LSR_LIMIT`): code generation of a
+    module above the limit runs without it, of one below with it, and both compute the same."""
+    from enzyme_py.backend import native
+
+    def chain(n: int) -> str:
+        body = "\n".join(f"  %v{k + 1} = add i64 %v{k}, {k}" for k in range(n))
+        return (f"define i64 @f(i64 %v0) {{\nentry:\n{body}\n  ret i64 %v{n}\n}}\n")
+
+    small, big = 10, native.LSR_LIMIT + 10
+    assert native._instruction_count(chain(big)) > native.LSR_LIMIT
+    assert compile_ir(chain(big), opt_level=0).function("f")(1) == 1 + big * (big - 1) // 2
+    assert native._lsr_off
+    assert compile_ir(chain(small), opt_level=0).function("f")(1) == 1 + 45
+    assert not native._lsr_off
