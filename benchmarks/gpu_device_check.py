@@ -97,6 +97,8 @@ CASES: dict[str, Case] = {
     "horner": Case(lambda n: ([n, 8, _r(9), _r(n), np.zeros(n)], _blocks(n), 256), 500,
                    1 << 20, acts=("const", "const", "dup", "dup", "dup")),
     "xs_lookup": Case(_xs, 500, 1 << 20),
+    "sum_squares": Case(lambda n: ([n, 1.5, _r(n), np.zeros(1)], _blocks(n), 256), 500,
+                        1 << 22),
     # (no bounds test in the kernel: n is a multiple of the block)
     "shared_weight": Case(lambda n: ([64, (np.arange(64) % 4).astype(I32), _r(4), _r(n),
                                       np.zeros(n)], _blocks(n), 256), 512, 1 << 20,

@@ -218,13 +218,18 @@ d = kernel_derivatives(ir, "saxpy")
 for name in (d.gradient, d.tangent):
     print(tidy(function_text(d.ir, name).splitlines()[0], width=200))
 print()
-show_span(function_text(d.ir, d.gradient), r"%v\.shadow\.\d+ =", r"^\s*ret void")
+grad_text = function_text(d.ir, d.gradient)
+show_span(grad_text, r"%v\.shadow\.\d+ =", r"^rev\.return:")
+print("  ...")
+show(grad_text, r"%warp\.(mask|sum) =|shfl.*i32 16|^warp\.leader:|atomicrmw fadd ptr %2,")
 
 # %% [markdown]
 # The reverse sweep reads `dy[i]` (`%6` is `dy`) and clears it, since `y[i]` was
 # overwritten; adds it back as the adjoint of the old `y[i]`; adds `a * dy[i]` to `dx[i]`
 # (`%4`); and, after the `if (i < n)`, adds its part `x[i] * dy[i]` (`-0.0` for the idle
-# threads) to `*da` (`%2`), which every thread adds to: an `atomicrmw fadd`. Each thread
+# threads) to `*da` (`%2`), which every thread adds to: the warp sums its 32 parts with
+# shuffles (`shfl.sync.down`, masked to the lanes that exist) and its first lane adds the
+# sum with an `atomicrmw fadd`, one atomic per warp instead of one per thread. Each thread
 # reaches `x` and `y` only at its own `i = blockIdx.x * blockDim.x + threadIdx.x`, so no
 # other thread adds into its `dx[i]` and `dy[i]` as long as `i` names one thread: the
 # gradient checks at entry that the launch is 1-D (`%grid.1d`: the y and z extents of block

@@ -34,7 +34,7 @@ from enzyme_py.ad.context import (
     split_invoke_edges,
 )
 from enzyme_py.ad.derived import Derived, DerivedFunctions, GradientKey, SplitKey, SplitPair
-from enzyme_py.ad.device import DevicePolicy, atomic_add, device_policy
+from enzyme_py.ad.device import DevicePolicy, device_policy
 from enzyme_py.ad.devirtualize import trap_unchanged_global_fallbacks
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.realloc import expand_reallocs
@@ -61,6 +61,7 @@ from enzyme_py.ad.signature import (
     result_type,
 )
 from enzyme_py.ad.split import split_gradient
+from enzyme_py.ad.warp_sum import add_per_warp
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.analysis.loops import find_loops
@@ -377,10 +378,10 @@ def _emit_return(st: ReverseState) -> None:
     b = st.b.position_at_end(st.sweep.rev_return)
     st.frees.release(b)
     outs = [a for a, act in zip(work.args, acts, strict=True) if act is Activity.OUT]
-    if st.args.out_pointers:  # a kernel: every thread adds its part
+    if st.args.out_pointers:  # a kernel: every thread adds its part, summed per warp
         for a in outs:
             if st.is_active(a):
-                atomic_add(b, st.args.out_pointers[a], st.take_adjoint(a))
+                add_per_warp(b, st.ctx.module, st.args.out_pointers[a], st.take_adjoint(a))
         b.ret()
         return
     values = [st.take_adjoint(a) if st.is_active(a) else zero(a.type) for a in outs]

@@ -65,17 +65,27 @@ def rand(*shape, dtype=F64):
 # --- element-wise, stencils, per-thread loops: serial and threaded grids -----------------------
 
 
-@SERIAL_THREADED
-def test_saxpy_float32(derived, threaded: bool) -> None:
+@pytest.mark.parametrize("block", [(64,), (48,)], ids=["64", "48"])
+def test_saxpy_float32_gradient(derived, block) -> None:
+    """The scalar `a`'s adjoint is summed per warp (shuffles, so the threaded grid) and added
+    once per warp, with full warps and with a partial last warp (48 = 32 + 16)."""
     d = derived("saxpy")
     n, a = 200, F32(2.5)
+    grid = -(-n // block[0])
     x, y0, seed = rand(n, dtype=F32), rand(n, dtype=F32), rand(n, dtype=F32)
     da, dx, y, dy = np.zeros(1, F32), np.zeros(n, F32), y0.copy(), seed.copy()
-    run(d, d.gradient, (n, a, da, x, dx, y, dy), 4, 64, threaded)
+    run(d, d.gradient, (n, a, da, x, dx, y, dy), grid, block, threaded=True)
     want = vjp(lambda a, x, y: a * x + y, (a, x, y0), seed)
-    np.testing.assert_allclose(da[0], want[0], rtol=1e-5)  # (200 atomic adds, any order)
+    np.testing.assert_allclose(da[0], want[0], rtol=1e-5)  # (sums in any order)
     np.testing.assert_allclose(dx, want[1], rtol=1e-6)
     np.testing.assert_allclose(dy, want[2], rtol=1e-6)
+
+
+@SERIAL_THREADED
+def test_saxpy_float32_tangent(derived, threaded: bool) -> None:
+    d = derived("saxpy")
+    n, a = 200, F32(2.5)
+    x, y0 = rand(n, dtype=F32), rand(n, dtype=F32)
     ta, tx, ty0 = F32(0.5), rand(n, dtype=F32), rand(n, dtype=F32)
     y, ty = y0.copy(), ty0.copy()
     run(d, d.tangent, (n, a, ta, x, tx, y, ty), 4, 64, threaded)
@@ -270,21 +280,25 @@ def test_warp_shuffles(derived) -> None:
         np.testing.assert_allclose(got, w, rtol=2e-5, atol=1e-6)
 
 
-def test_a_thread_owned_element_needs_no_atomic_when_the_launch_is_1d(derived) -> None:
+@pytest.mark.parametrize(("block", "rows"), [((64,), 1), ((32, 2), 2), ((16, 3), 3)],
+                         ids=["64", "32x2", "16x3"])
+def test_a_thread_owned_element_needs_no_atomic_when_the_launch_is_1d(derived, block,
+                                                                      rows) -> None:
     """`x[gid]` is all `sum_squares` reads of x: under a 1-D launch each thread owns its
-    element of dx (a plain add); launched with 2-D blocks two threads share each gid, and the
-    gradient's launch check takes the atomic path, so both contributions arrive."""
-    d = derived("sum_squares", ["const", "dup", "dup"])
+    element of dx (a plain add); launched with 2-D blocks `rows` threads share each gid, and
+    the gradient's launch check takes the atomic path, so every contribution arrives. The
+    scalar `a`'s adjoint is summed per warp, whose lanes span rows then."""
+    d = derived("sum_squares", ["const", "out", "dup", "dup"])
     grad = d.ir[d.ir.index(f"@{d.gradient}("):]
     grad = grad[:grad.index("\n}\n")]
-    assert "%grid.1d = " in grad and "acc.plain" in grad
-    n = 64
+    assert "%grid.1d = " in grad and "acc.plain" in grad and "warp.leader" in grad
+    n, a = 64, 1.5
     x = rand(n)
-    for block, copies in (((64, 1), 1), ((32, 2), 2)):
-        dx, out, dout = np.zeros(n), np.zeros(1), np.full(1, 0.5)
-        run(d, d.gradient, (n, x, dx, out, dout), 64 // block[0], block, threaded=True)
-        np.testing.assert_allclose(dx, copies * 2 * x * 0.5, rtol=1e-15)
-        np.testing.assert_allclose(out[0], copies * (x * x)[:n].sum(), rtol=1e-13)
+    da, dx, out, dout = np.zeros(1), np.zeros(n), np.zeros(1), np.full(1, 0.5)
+    run(d, d.gradient, (n, a, da, x, dx, out, dout), n // block[0], block, threaded=True)
+    np.testing.assert_allclose(dx, rows * 2 * a * x * 0.5, rtol=1e-15)
+    np.testing.assert_allclose(da[0], rows * (x * x).sum() * 0.5, rtol=1e-13)
+    np.testing.assert_allclose(out[0], rows * a * (x * x).sum(), rtol=1e-13)
 
 
 def test_thread_ownership_is_proved_per_array(corpus: str) -> None:
@@ -296,7 +310,7 @@ def test_thread_ownership_is_proved_per_array(corpus: str) -> None:
     assert owned["saxpy"] == {2, 3}  # x[i], y[i]
     assert owned["stencil1d"] == set()  # v[i], but v may be u, read at i - 1 and i + 1
     assert owned["gather_scatter"] == set()  # x[idx[...]], out[idx[i]]; idx[(i + 1) % n]
-    assert owned["sum_squares"] == {1}
+    assert owned["sum_squares"] == {2}
     assert owned["stencil2d"] == set()  # j * nx + i: not the 1-D thread index
 
 

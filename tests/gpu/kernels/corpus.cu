@@ -91,11 +91,11 @@ extern "C" __global__ void horner(int n, int degree, const double *coef, const d
 
 /* a reduction by atomics: each thread reads only its own x[i] (so its adjoint needs no atomic
  * when the launch is 1-D, which the gradient checks; `__restrict__`: out is not x) and adds
- * into one sum */
-extern "C" __global__ void sum_squares(int n, const double *__restrict__ x,
+ * into one sum; race-free under any launch, so 2-D blocks may share an index */
+extern "C" __global__ void sum_squares(int n, double a, const double *__restrict__ x,
                                        double *__restrict__ out) {
   int i = blockIdx_x * blockDim_x + threadIdx_x;
-  if (i < n) atomicAdd(out, x[i] * x[i]);
+  if (i < n) atomicAdd(out, a * x[i] * x[i]);
 }
 
 /* contention: every thread adds 1.0 to one element `reps` times, without and with atomics
