@@ -81,7 +81,7 @@ def classify_call(ctx: DerivationContext, call: I.Call, rules: CallRules) -> Cal
         return CallKind.CUSTOM
     if name and reg.python_rule(name) == rules.other_mode_rule:
         return CallKind.OTHER_MODE
-    if name and lookup(name) is not None:
+    if name and (lookup(name) is not None or name in reg.function_like):
         return CallKind.RULE
     callee = call.callee
     if isinstance(callee, Function) and not callee.is_declaration:

@@ -16,6 +16,11 @@
   followed by its tangent and each `dup` pointer by its shadow, and returns `{primal, tangent}`.
 - `void *__enzyme_inactivefn[] = {(void *)g, ...};` (any global whose name starts with
   `__enzyme_inactivefn`) marks functions whose calls carry no derivative.
+- `void *__enzyme_function_like[2] = {(void *)g, (void *)"log1p"};` (any global whose name
+  contains `__enzyme_function_like`, as Enzyme's clang plugin writes for
+  `__attribute__((enzyme_function_like("log1p")))`; or the function attribute
+  `"enzyme_math"="log1p"`) differentiates calls of `g` as calls of that math function: by its
+  rule, whatever `g`'s body computes (the forward sweep still calls `g`).
 
 Registrations made by the Python front end (`custom_vjp`, `custom_jvp`) use the same globals
 with names that start with `PYTHON_MARK` after the prefix. Their rule functions take a shadow
@@ -27,15 +32,18 @@ Invariant: reading the registrations never changes the module.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from enzyme_py.analysis.errors import DifferentiationError
-from enzyme_py.ir.module import Function, Module
-from enzyme_py.ir.values import ConstantAggregate, ConstantExpr, Value
+from enzyme_py.ir.module import Function, GlobalVariable, Module
+from enzyme_py.ir.values import ConstantAggregate, ConstantExpr, ConstantString, Value
+from enzyme_py.rules.registry import lookup
 
 REGISTER_PREFIX = "__enzyme_register_gradient"
 DERIVATIVE_PREFIX = "__enzyme_register_derivative"
 INACTIVE_PREFIX = "__enzyme_inactivefn"
+FUNCTION_LIKE = "__enzyme_function_like"
 PYTHON_MARK = ".enzyme_py."  # `__enzyme_register_gradient.enzyme_py.f`: every shadow passed
 
 
@@ -66,11 +74,12 @@ class Registrations:
     custom: dict[str, CustomGradient] = field(default_factory=dict)
     forward: dict[str, CustomDerivative] = field(default_factory=dict)
     inactive: set[str] = field(default_factory=set)
+    function_like: dict[str, str] = field(default_factory=dict)  # g -> the math it is like
 
     @property
     def keep_calls(self) -> set[str]:
         """Functions whose calls must stay calls (never inlined)."""
-        return set(self.custom) | set(self.forward) | self.inactive
+        return set(self.custom) | set(self.forward) | self.inactive | set(self.function_like)
 
     def python_rule(self, name: str) -> str | None:
         """'custom_vjp' / 'custom_jvp' when `name` has a rule from the Python front end for
@@ -96,11 +105,51 @@ def _functions_in(v: Value) -> list[Function | None]:
     return []
 
 
+def _function_like(g: GlobalVariable) -> tuple[str, str]:
+    """(function, math name) of an `__enzyme_function_like` global."""
+    init = g.initializer
+    elements = init.elements if isinstance(init, ConstantAggregate) else ()
+    fns = _functions_in(elements[0]) if elements else []
+    text = elements[1] if len(elements) > 1 else None
+    while isinstance(text, ConstantExpr):
+        text = text.ops[0]
+    data = text.initializer if isinstance(text, GlobalVariable) and text.is_constant else None
+    math = data.data.split(b"\0")[0].decode("utf-8", "replace") \
+        if isinstance(data, ConstantString) else ""
+    if len(fns) != 1 or fns[0] is None or not math:
+        raise DifferentiationError(f"@{g.name} must hold a function and the name of the math "
+                                   'function it is like: {(void *)g, (void *)"log1p"}')
+    if lookup(math) is None:
+        raise DifferentiationError(f"@{g.name}: @{fns[0].name} is declared like '{math}', "
+                                   "which has no derivative rule")
+    return fns[0].name or "", math
+
+
+_ENZYME_MATH = re.compile(r'"enzyme_math"="([^"]+)"')
+
+
+def _enzyme_math_attributes(module: Module) -> dict[str, str]:
+    """Functions with Enzyme's `"enzyme_math"="name"` attribute (its clang plugin's output)."""
+    out: dict[str, str] = {}
+    for fn in module.functions:
+        for word in fn.suffix:
+            text = module.attribute_groups.get(word, "") if word.startswith("#") else word
+            m = _ENZYME_MATH.search(text)
+            if m and lookup(m.group(1)) is not None:
+                out[fn.name or ""] = m.group(1)
+    return out
+
+
 def find_registrations(module: Module) -> Registrations:
     reg = Registrations()
+    reg.function_like.update(_enzyme_math_attributes(module))
     for g in module.globals:
         name = g.name or ""
         if g.initializer is None:
+            continue
+        if FUNCTION_LIKE in name:
+            f, math = _function_like(g)
+            reg.function_like[f] = math
             continue
         every_shadow = name.startswith((REGISTER_PREFIX + PYTHON_MARK,
                                          DERIVATIVE_PREFIX + PYTHON_MARK))
@@ -153,5 +202,8 @@ def uncalled_rules(module: Module) -> list[str]:
             name = getattr(inst, "callee_name", None)
             if name:
                 called.add(name)
-    return sorted(n for n in set(reg.custom) | set(reg.forward) if n not in called)
+    defined = {f.name for f in module.functions if not f.is_declaration}
+    inactive = {n for n in reg.inactive if n in defined}  # (a declared one may be unused)
+    return sorted(n for n in reg.keep_calls if n not in called and
+                  (n not in reg.inactive or n in inactive))
 

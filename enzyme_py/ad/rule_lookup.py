@@ -30,8 +30,11 @@ MEMORY_OPCODES = frozenset({"load", "store", "atomicrmw", "cmpxchg", "va_arg", "
 
 
 def find_rule(ctx: DerivationContext, inst: I.Instruction):
-    """The rule of `inst`; raises, naming where to add one, when there is none."""
+    """The rule of `inst` (of the math a call's callee is declared like, if it is: see
+    `registrations`); raises, naming where to add one, when there is none."""
     key = rule_key(inst)
+    if isinstance(inst, I.Call) and key in ctx.registrations.function_like:
+        key = ctx.registrations.function_like[key]
     rule = lookup(key) if key else None
     if rule is not None:
         return rule

@@ -186,12 +186,13 @@ def _check_registered_rules(module: Module, args: argparse.Namespace) -> None:
     names = ", ".join(f"@{n}" for n in uncalled)
     if not args.allow_inlined_rules:
         raise EnzymePyError(
-            f"{names} has a registered derivative but no call to it is left in this module: "
-            "clang inlined it (at -O1 and above), so the gradient would differentiate its "
-            "body, not your rule. Compile with `clang-22 -O2 -Xclang -disable-llvm-passes "
-            "-S -emit-llvm` and pass --preoptimize (enzyme-py then runs -O2 itself, keeping "
-            "registered functions as calls), or declare it __attribute__((noinline)); "
-            "--allow-inlined-rules differentiates the inlined code instead")
+            f"{names} has a registered derivative (or is declared inactive, or like a math "
+            "function) but no call to it is left in this module: clang inlined it (at -O1 "
+            "and above), so the gradient would differentiate its body, not your rule. "
+            "Compile with `clang-22 -O2 -Xclang -disable-llvm-passes -S -emit-llvm` and pass "
+            "--preoptimize (enzyme-py then runs -O2 itself, keeping registered functions as "
+            "calls), or declare it __attribute__((noinline)); --allow-inlined-rules "
+            "differentiates the inlined code instead")
     print(f"{args.input}: warning: {names} has a registered derivative that is not used "
           "(inlined); its inlined body is differentiated (--allow-inlined-rules)",
           file=sys.stderr)
@@ -205,7 +206,7 @@ def preoptimize(module: Module) -> Module:
     from enzyme_py.ad.registrations import find_registrations
 
     reg = find_registrations(module)
-    keep = set(reg.custom) | set(reg.forward)
+    keep = reg.keep_calls  # (rules, inactive functions, functions like a math function)
     for fn in module.functions:
         if fn.name in keep and not fn.is_declaration:
             fn.suffix = [w for w in fn.suffix if w not in ("alwaysinline", "inlinehint")]
