@@ -9,9 +9,17 @@ what `__enzyme_augmentfwd` returns (the tape, then f's result, then its shadow f
 the reverse function takes the same arguments, then the seed of f's float result (if any),
 then the tape, and returns the adjoints of the float arguments (void, one, or a struct).
 
+`__enzyme_virtualreverse(vtable)` (a pointer into a C++ vtable, as in `*(void **)d_obj =
+__enzyme_virtualreverse(*(void **)d_obj)`) gives the same place in the vtable's shadow:
+`@<vtable>.shadow_vtable`, the vtable with each function replaced by its pair, so that a
+virtual call through the shadow object finds the callee's pair (`indirect_calls.py`). A
+pointer known only at run time is mapped by `@enzyme_py.virtual_shadow`, which finds the
+constant table of the module it points into (a trap if none).
+
 Invariants: one table per function (`@<f>.shadow_table`, internal and constant), reused by
-every call; the two functions are written as calls of the split-mode markers, so
-`lower_split_calls`, which runs after this, makes their bodies; `f` must be defined here.
+every call, and one shadow per vtable; the two functions are written as calls of the
+split-mode markers, so `lower_split_calls`, which runs after this, makes their bodies; `f` must
+be defined here.
 """
 
 from __future__ import annotations
@@ -28,9 +36,10 @@ from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.types import carries_float
-from enzyme_py.ir.values import ConstantAggregate, Value
+from enzyme_py.ir.values import ConstantAggregate, ConstantExpr, ConstantInt, Value
 
 VIRTUAL_REVERSE = "__enzyme_virtualreverse"
 
@@ -41,12 +50,117 @@ def lower_virtualreverse_calls(module: Module) -> int:
     calls = [i for fn in module.functions for i in fn.instructions()
              if isinstance(i, I.Call) and is_marker_function(i.callee_name, VIRTUAL_REVERSE)]
     for call in calls:
+        table = _table_argument(call)
+        if table is not None:
+            replace_marker_call(call, _vtable_shadow(module, call, table))
+            continue
         _, target, rest = split_call(call)
         if rest:
             raise DifferentiationError(f"{call_site(call)}: {VIRTUAL_REVERSE} takes one "
                                        "function")
         replace_marker_call(call, shadow_table(module, target))
     return len(calls)
+
+
+def _table_argument(call: I.Call) -> Value | None:
+    """The argument of a `__enzyme_virtualreverse` call when it is not a function (a pointer
+    into a vtable)."""
+    if len(call.args) != 1:
+        return None
+    v = call.args[0]
+    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast"):
+        v = v.ops[0]
+    return None if isinstance(v, Function) else call.args[0]
+
+
+def _has_functions(c: Value | None) -> bool:
+    if isinstance(c, Function):
+        return not c.is_declaration
+    if isinstance(c, ConstantExpr):
+        return any(_has_functions(o) for o in c.ops)
+    if isinstance(c, ConstantAggregate):
+        return any(_has_functions(e) for e in c.elements)
+    return False
+
+
+def _tables(module: Module) -> list[GlobalVariable]:
+    """Constant globals holding pointers to defined functions (vtables)."""
+    return [g for g in module.globals if g.is_constant and not g.name.endswith(
+        (".shadow_table", ".shadow_vtable")) and _has_functions(g.initializer)]
+
+
+def _shadow_constant(module: Module, c: Value) -> Value:
+    if isinstance(c, Function) and not c.is_declaration:
+        return shadow_table(module, c)
+    if isinstance(c, ConstantAggregate):
+        return ConstantAggregate(c.type, tuple(_shadow_constant(module, e) for e in c.elements))
+    return c
+
+
+def vtable_shadow(module: Module, g: GlobalVariable) -> GlobalVariable:
+    """`@<g>.shadow_vtable`: `g` with every defined function replaced by its pair."""
+    name = f"{g.name}.shadow_vtable"
+    got = module.symbols.get(name)
+    if isinstance(got, GlobalVariable):
+        return got
+    assert g.initializer is not None
+    shadow = GlobalVariable(name, g.value_type, _shadow_constant(module, g.initializer),
+                            is_constant=True)
+    shadow.prefix = ["internal"]
+    shadow.suffix = [s for s in g.suffix if s.startswith("align ")]
+    return module.add_global(shadow)
+
+
+def _vtable_shadow(module: Module, call: I.Call, p: Value) -> Value:
+    """The place `p` points to, in the shadow of the vtable it points into."""
+    base = p
+    while isinstance(base, ConstantExpr) and base.opcode in ("getelementptr", "bitcast",
+                                                             "addrspacecast"):
+        base = base.ops[0]
+    if isinstance(base, GlobalVariable) and base in _tables(module):
+        shadow = vtable_shadow(module, base)
+        return _rebase(p, base, shadow)
+    if isinstance(base, GlobalVariable):
+        raise DifferentiationError(f"{call_site(call)}: @{base.name} holds no functions to "
+                                   "make shadows of")
+    mapper = _runtime_mapper(module)
+    return Builder().position_before(call).call(mapper, [p], name="virtual.shadow")
+
+
+def _rebase(p: Value, base: GlobalVariable, shadow: GlobalVariable) -> Value:
+    if p is base:
+        return shadow
+    assert isinstance(p, ConstantExpr)
+    return ConstantExpr(p.type, p.opcode, (_rebase(p.ops[0], base, shadow), *p.ops[1:]),
+                        p.flags, p.source_type, p.extra)
+
+
+def _runtime_mapper(module: Module) -> Function:
+    """`ptr @enzyme_py.virtual_shadow(ptr %p)`: `p` moved from the constant table it points
+    into to that table's shadow; a trap when it points into none."""
+    name = "enzyme_py.virtual_shadow"
+    got = module.symbols.get(name)
+    if isinstance(got, Function):
+        return got
+    fn = module.add_function(Function(name, T.FunctionType(T.PTR, (T.PTR,)), ["p"]))
+    fn.prefix = ["internal"]
+    p = fn.args[0]
+    b = Builder().position_at_end(fn.append_block("entry"))
+    address = b.insert(I.Cast("ptrtoint", T.I64, [p]), name="address")
+    for g in _tables(module):
+        shadow = vtable_shadow(module, g)
+        start = b.insert(I.Cast("ptrtoint", T.I64, [g]), name="table")
+        offset = b.sub(address, start, name="offset")
+        inside = b.icmp("ult", offset, ConstantInt(T.I64, alloc_size(g.value_type)))
+        found, nxt = fn.append_block("found"), fn.append_block("next")
+        b.condbr(inside, found, nxt)
+        b.position_at_end(found)
+        b.ret(b.getelementptr(T.I8, shadow, [offset]))
+        b.position_at_end(nxt)
+    trap = module.declare_function("llvm.trap", T.FunctionType(T.VOID, ()))
+    b.call(trap, [])
+    b.insert(I.Unreachable())
+    return fn
 
 
 def _activity(t: T.Type) -> Activity:

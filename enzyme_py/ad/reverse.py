@@ -37,6 +37,7 @@ from enzyme_py.ad.derived import Derived, DerivedFunctions, GradientKey, SplitKe
 from enzyme_py.ad.device import DevicePolicy, device_policy
 from enzyme_py.ad.devirtualize import trap_unchanged_global_fallbacks
 from enzyme_py.ad.frees import DeferredFrees
+from enzyme_py.ad.indirect_calls import finish_indirect_calls, rewrite_indirect_calls
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.reverse_cfg import (
     ControlFlow,
@@ -198,6 +199,7 @@ class ReverseTransform:
                           _Callees(self.module))
         st.pair = pair
         rewrite_split_calls(st)
+        rewrite_indirect_calls(st)
         mirror_pointer_stores(st.shadows, [i for i in work.instructions() if i in original])
         mirror_pointer_copies(st.shadows, [i for i in work.instructions() if i in original],
                               st.memory_float_kind)
@@ -207,6 +209,7 @@ class ReverseTransform:
         instrument_merges(cf)
         _reverse_sweep(st)
         finish_split_calls(st)
+        finish_indirect_calls(st)
         if pair is not None:
             split_gradient(st, pair)
             return pair.reverse

@@ -16,6 +16,7 @@ from enzyme_py.ad.call_kind import (
     passes_shadowed_memory,
 )
 from enzyme_py.ad.calls import add_out_adjoints, call_activities, reverse_split_call
+from enzyme_py.ad.indirect_calls import reverse_indirect_call
 from enzyme_py.ad.instruction_dispatch import InstructionHandlers, dispatch
 from enzyme_py.ad.masked_memory import reverse_masked
 from enzyme_py.ad.reverse_state import ReverseState
@@ -61,6 +62,10 @@ def _call(st: ReverseState, call: I.Call) -> bool:
     split = st.split_calls.get(call)
     if split is not None:
         reverse_split_call(st, call, split)
+        return True
+    indirect = st.indirect_calls.get(call)
+    if indirect is not None:
+        reverse_indirect_call(st, call, indirect)
         return True
     kind = classify_call(st.ctx, call, REVERSE_CALLS)
     if kind is CallKind.RULE:

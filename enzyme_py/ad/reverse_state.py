@@ -26,10 +26,12 @@ from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.reverse_cfg import ControlFlow
 from enzyme_py.ad.shadow import ShadowMap, reverse_policy
 from enzyme_py.ad.tape import Tape
+from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.activity import alias_classes
 from enzyme_py.analysis.float_kinds import memory_float_kind
 from enzyme_py.analysis.memory_effects import MemoryEffects
 from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import Argument, Value
@@ -97,6 +99,20 @@ class SplitCall:
 
 
 @dataclass
+class IndirectCall:
+    """A call through a function pointer, rewritten to go through the pointer's shadow pair
+    (`indirect_calls.py`)."""
+
+    pair: Value  # the function pointer's shadow (forward sweep)
+    acts: list[Activity]
+    args: list[Value]  # the call's arguments before the rewrite
+    tape: Value  # the callee's tape, read right after the call
+    new_args: list[Value]  # the adapter's arguments
+    adapter: Function
+    reverse_type: T.FunctionType
+
+
+@dataclass
 class ReverseSweep:
     """What the reverse sweep made: a reverse block per forward block, and where it ends."""
 
@@ -127,6 +143,7 @@ class ReverseState:
         self.tape.accumulation = self.accumulation
         self.adjoint_slots: dict[Value, I.Instruction] = {}
         self.split_calls: dict[I.Call, SplitCall] = {}
+        self.indirect_calls: dict[I.Call, IndirectCall] = {}
         self.pair: SplitPair | None = None
         self.ret_shadow: Value | None = None  # (split) the shadow of the returned pointer
         self.sweep: ReverseSweep | None = None
