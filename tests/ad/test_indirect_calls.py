@@ -108,3 +108,30 @@ define double @df(ptr %fp, ptr %dfp, ptr %data, double %x) {
     assert main(["transform", str(src), "-o", str(tmp_path / "g.ll")]) == 1
     err = capsys.readouterr().err
     assert "an indirect call passes, as argument 0, a pointer to memory without a shadow" in err
+
+
+UNPAIRED_C = r"""
+struct S { double (*fn)(double); double val; };
+double cube(double x) { return x * x * x; }
+double call(struct S *s) { return s->fn(s->val); }
+void __enzyme_autodiff(void *, ...);
+int main(void) {
+  struct S s = {cube, 3.0}, d_s = {cube, 0.0};   /* the shadow holds the primal function */
+  __enzyme_autodiff((void *)call, &s, &d_s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_a_shadow_that_is_not_a_pair_stops_with_a_message(clang: str, tmp_path,
+                                                          opt: str) -> None:
+    src, ll, out, exe = (tmp_path / n for n in ("u.c", "u.ll", "g.ll", "u"))
+    src.write_text(UNPAIRED_C)
+    subprocess.run([clang, opt, "-S", "-emit-llvm", str(src), "-o", str(ll)], check=True)
+    assert main(["transform", str(ll), "-o", str(out)]) == 0
+    subprocess.run([clang, opt, str(out), "-o", str(exe), "-lm"], check=True)
+    done = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "the shadow of a function pointer called on an active path is not a pair" in \
+        done.stderr

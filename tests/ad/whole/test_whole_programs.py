@@ -86,11 +86,10 @@ XFAIL: dict[tuple[str, str | None], str] = {}
 # path is differentiated on its own (an augmented forward function that returns a tape, and
 # a reverse function). What only inlining makes known must then fail with a clear error:
 # stem -> text the message contains.
-_INDIRECT_CALL = "an indirect call has no derivative rule and no body"
+_INDIRECT_CALL = "an indirect call on an active path, through a function pointer without a shadow"
 NO_INLINE_ERRORS: dict[str, tuple[str, ...]] = {
     # the callee calls its function-pointer argument: the target is known only after inlining
     "fnptr_callback_arg": ("in @integrate", _INDIRECT_CALL),
-    "virtual_known": ("in @_Z5totalRK5ShapeS1_PKdi", _INDIRECT_CALL),
     # std::transform gets raw iterators into a vector whose memory has no shadow in the caller
     "stl_algorithms": ("passes a pointer to memory holding active data that has no shadow",),
     # std::function's manager copies the captured state as integers
@@ -98,9 +97,16 @@ NO_INLINE_ERRORS: dict[str, tuple[str, ...]] = {
     # unique_ptr::get() returns a pointer loaded from a const object: no shadow to follow
     "unique_ptr_array": ("stores an active value into memory without a shadow",),
 }
+# ... or at run time: the virtual calls inside `total` go through the shadow objects' vtables,
+# which `loss` made as zero-filled copies (it never sets them with __enzyme_virtualreverse),
+# so the program stops with this message instead of calling into data.
+NO_INLINE_RUN_ERRORS: dict[str, str] = {
+    "virtual_known": "the shadow of a function pointer called on an active path is not a pair",
+}
 
 _KNOWN = {p.stem for p in PROGRAMS}
 assert all(stem in _KNOWN for stem in NO_INLINE_ERRORS), "NO_INLINE_ERRORS names a missing program"
+assert all(stem in _KNOWN for stem in NO_INLINE_RUN_ERRORS), "NO_INLINE_RUN_ERRORS: a missing one"
 assert all(stem in _KNOWN for stem, _ in XFAIL), "XFAIL names a missing program"
 assert all(stem in _KNOWN for stem in EXPECTED_ERRORS), "EXPECTED_ERRORS names a missing program"
 
@@ -229,6 +235,12 @@ def test_whole_program_no_inline(prog: Path, clang: str, tmp_path: Path) -> None
         "no call was split: the test would not exercise --no-inline"
     _run([cc, "-O2", str(grad_ll), "-o", str(exe), *libs],
          f"clang (link transformed IR {grad_ll})", COMPILE_TIMEOUT)
+    stop = NO_INLINE_RUN_ERRORS.get(prog.stem)
+    if stop is not None:
+        res = subprocess.run([str(exe)], capture_output=True, text=True, env=_run_env(),
+                             timeout=RUN_TIMEOUT)
+        assert res.returncode != 0 and stop in res.stderr, _clip(res.stderr)
+        return
     _check_program_output(exe, f"{prog.name} -O0 --no-inline")
 
 
