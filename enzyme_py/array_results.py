@@ -10,9 +10,12 @@ with the slots `dup`, the slots' shadows carry the cotangent (reverse) or receiv
 (forward) of the results.
 
 Invariants: the wrapper frees every block `f` returned, on every path; when `f` recorded an
-error nothing is copied (the caller raises that error); when a slot's extents differ from the
-result's, nothing is copied and a "shape mismatch" error is recorded; a float item's slot is
-differentiated, an integer or bool item's slot never is.
+error nothing is copied (the caller raises that error); the output slots are `noalias`: every
+caller passes memory of their own for them (fresh arrays, XLA's result buffers), so the
+analyses know that writing a result changes no operand (else each operand read before the
+copy would be taken as overwritten, and cached on the tape instead of re-read); when a
+slot's extents differ from the result's, nothing is copied and a "shape mismatch" error is
+recorded; a float item's slot is differentiated, an integer or bool item's slot never is.
 """
 
 from __future__ import annotations
@@ -89,6 +92,9 @@ def add_output_wrapper(session: CompileSession, compiled: Compiled, pyfunc: Call
             names.extend(f"out{k}.shape{d}" for d in range(item.ndim))
     wrapper = module.add_function(Function(module.unique_name(f"{fn.name}.into"),
                                            T.FunctionType(T.VOID, tuple(params)), names))
+    for arg in wrapper.args[len(fn.args):]:
+        if arg.type.is_pointer:
+            arg.attrs = ["noalias"]
     fn.prefix = ["internal"]
     if "noinline" not in fn.suffix:
         fn.suffix = ["alwaysinline"]

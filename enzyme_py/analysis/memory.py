@@ -6,7 +6,9 @@ memory: what that pointer leads to) — found through GEPs, casts, phis and sele
 stands for memory we cannot name (returned by an unknown call, made from an integer). Two
 objects may alias unless they are distinct allocas/globals/allocations, or one is local
 (alloca, allocation) and the other an argument or global, or either is a `noalias` argument;
-derived memory may alias anything. This is deliberately conservative: a wrong "cannot alias"
+derived memory may alias anything, except the front end's error record (`enzyme_py.error.N`)
+when no code of the module takes its address (it is only loaded and stored): no argument or
+loaded pointer can then lead there. This is deliberately conservative: a wrong "cannot alias"
 would give a wrong gradient, a wrong "may alias" only costs a cached value.
 """
 
@@ -194,9 +196,56 @@ def _noalias(o: MemObject) -> bool:
     return isinstance(o, Argument) and "noalias" in o.attrs
 
 
+ERROR_RECORD = "enzyme_py.error."  # the front end's error record (`frontend/session.py`)
+_NON_CAPTURING = ("llvm.memset.", "llvm.memcpy.", "llvm.memmove.", "llvm.lifetime.")
+_record_private: dict[int, tuple[GlobalVariable, bool]] = {}
+
+
+def _private_record(o: MemObject) -> bool:
+    """`o` is the front end's error record and nothing in its module takes its address."""
+    if not (isinstance(o, GlobalVariable) and (o.name or "").startswith(ERROR_RECORD)):
+        return False
+    got = _record_private.get(id(o))
+    if got is None or got[0] is not o:
+        got = _record_private[id(o)] = (o, not _address_taken(o))
+    return got[1]
+
+
+def _address_taken(g: GlobalVariable) -> bool:
+    """Any use of `g` other than as the address of a load or a store (of something else)."""
+    module = g.parent
+    if module is None:
+        return True
+    if any(_mentions(other.initializer, g) for other in module.globals):
+        return True
+    for fn in module.functions:
+        for inst in fn.instructions():
+            for k, op in enumerate(inst.operands):
+                if not _mentions(op, g):
+                    continue
+                if isinstance(inst, I.Load) or (isinstance(inst, I.Store) and k == 1):
+                    continue
+                if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
+                        _NON_CAPTURING) and op is not inst.callee:
+                    continue  # (memset of the record: written, not passed on)
+                return True
+    return False
+
+
+def _mentions(v: object, g: GlobalVariable) -> bool:
+    if v is g:
+        return True
+    if isinstance(v, ConstantExpr):
+        return any(_mentions(o, g) for o in v.ops)
+    elements = getattr(v, "elements", None)
+    return bool(elements) and any(_mentions(e, g) for e in elements)
+
+
 def may_alias_objects(a: MemObject, b: MemObject) -> bool:
     if a is b:
         return True
+    if _private_record(a) or _private_record(b):
+        return False
     if is_derived(a) or is_derived(b):
         return True  # a loaded pointer may lead anywhere, even to a local that escaped
     if a is UNKNOWN or b is UNKNOWN:
