@@ -36,6 +36,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.values import Argument, ConstantExpr, ConstantInt, Value
+from enzyme_py.rules.warp import source_lane
 from enzyme_py.testing.nvvm_math import map_math
 
 GRID_FIELDS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z",
@@ -271,24 +272,7 @@ def _shuffle(module: Module, b: Builder, grid: Value, call: I.Call) -> Value:
     _barrier(module, b, grid)
     lane = b.binop("urem", tid, ConstantInt(i32, _WARP), name="shfl.lane")
     warp_base = b.sub(tid, lane, name="shfl.warp")
-    clamp = b.binop("and", cval, ConstantInt(i32, 0x1F))
-    segmask = b.binop("and", b.binop("lshr", cval, ConstantInt(i32, 8)), ConstantInt(i32, 0x1F))
-    not_seg = b.binop("xor", segmask, ConstantInt(i32, -1))
-    min_lane = b.binop("and", lane, segmask)
-    max_lane = b.binop("or", min_lane, b.binop("and", clamp, not_seg), name="shfl.max")
-    if mode == "up":
-        j = b.sub(lane, bval)
-        ok = b.icmp("sge", j, max_lane)
-    else:
-        if mode == "down":
-            j = b.add(lane, bval)
-        elif mode == "bfly":
-            j = b.binop("xor", lane, bval)
-        else:  # idx
-            low = b.binop("and", bval, ConstantInt(i32, 0x1F))
-            j = b.binop("or", min_lane, b.binop("and", low, not_seg))
-        ok = b.icmp("sle", j, max_lane)
-    source = b.select(ok, j, lane, name="shfl.source")
+    source = source_lane(b, mode, lane, bval, cval)  # (PTX's rule, as the shuffle rules use it)
     slot = b.getelementptr(T.I64, exchange, [b.zext(b.add(warp_base, source), T.I64)])
     got = b.trunc(b.load(T.I64, slot, 8), i32, name="shfl.got")
     _barrier(module, b, grid)  # every thread has read before any slot is written again
