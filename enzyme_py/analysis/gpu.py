@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from enzyme_py.analysis.call_graph import called_functions
 from enzyme_py.analysis.memory import may_alias, underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function, GlobalVariable, Module
@@ -52,22 +53,9 @@ def is_special_register(name: str) -> bool:
 def synchronizes(fn: Function) -> bool:
     """`fn` (or a function it calls) waits at a barrier or exchanges lanes: writes of other
     threads can become visible to it between two of its own instructions."""
-    seen: set[Function] = set()
-    todo = [fn]
-    while todo:
-        f = todo.pop()
-        if f in seen:
-            continue
-        seen.add(f)
-        for inst in f.instructions():
-            if not isinstance(inst, I.Call):
-                continue
-            name = inst.callee_name or ""
-            if is_barrier(name) or SHUFFLE.match(name):
-                return True
-            if isinstance(inst.callee, Function) and not inst.callee.is_declaration:
-                todo.append(inst.callee)
-    return False
+    return any(isinstance(inst, I.Call) and (is_barrier(inst.callee_name or "") or
+                                             SHUFFLE.match(inst.callee_name or ""))
+               for f in called_functions(fn) for inst in f.instructions())
 
 
 def thread_private(p: Value) -> bool:

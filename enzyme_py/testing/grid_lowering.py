@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from enzyme_py.analysis.call_graph import called_functions
 from enzyme_py.analysis.gpu import BARRIER, SHUFFLE, SPECIAL_REGISTER, WARP_SIZE
 from enzyme_py.errors import EnzymePyError
 from enzyme_py.ir import instructions as I
@@ -83,21 +84,8 @@ def lower_kernel(source: str | Module, kernel: str) -> LoweredKernel:
     if fn not in users:  # a kernel that never asks where it runs still takes the record
         grid_args[fn] = _add_grid_parameter(fn)
     _check_no_nvvm_left(module)
-    threads = bool(synchronizing & _reachable(fn))
+    threads = bool(synchronizing & called_functions(fn))
     return LoweredKernel(module, kernel, params, threads)
-
-
-def _reachable(fn: Function) -> set[Function]:
-    """`fn` and the defined functions it calls directly, transitively."""
-    seen = {fn}
-    todo = [fn]
-    while todo:
-        for inst in todo.pop().instructions():
-            callee = inst.callee if isinstance(inst, I.Call) else None
-            if isinstance(callee, Function) and callee not in seen and not callee.is_declaration:
-                seen.add(callee)
-                todo.append(callee)
-    return seen
 
 
 # --- address spaces and target ---------------------------------------------------------------
