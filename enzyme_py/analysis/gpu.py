@@ -36,8 +36,32 @@ def on_device(module: Module) -> bool:
 
 
 def is_kernel(fn: Function) -> bool:
-    """`fn` is a kernel entry point (the `ptx_kernel` calling convention)."""
-    return KERNEL_CC in fn.prefix or KERNEL_CC in fn.ret_attrs
+    """`fn` is a kernel entry point: the `ptx_kernel` calling convention, or (IR of front ends
+    before LLVM 20) an `!nvvm.annotations` entry `!{ptr @fn, !"kernel", i32 1}`."""
+    if KERNEL_CC in fn.prefix or KERNEL_CC in fn.ret_attrs:
+        return True
+    module = fn.parent
+    return module is not None and (fn.name or "") in annotated_kernels(module)
+
+
+_NAMED = re.compile(r"^!nvvm\.annotations\s*=\s*!\{(.*)\}")
+_KERNEL_NODE = re.compile(r'^(![\w.]+)\s*=\s*(?:distinct\s+)?!\{\s*ptr\s+@("?)([^",\s]+)\2\s*,'
+                          r'\s*!"kernel"\s*,\s*i32\s+1\s*\}')
+
+
+def annotated_kernels(module: Module) -> set[str]:
+    """Names the module's `!nvvm.annotations` marks as kernels."""
+    listed: set[str] = set()
+    for line in module.named_metadata:
+        m = _NAMED.match(line)
+        if m:
+            listed |= {n.strip() for n in m.group(1).split(",")}
+    out = set()
+    for line in module.metadata:
+        m = _KERNEL_NODE.match(line)
+        if m and m.group(1) in listed:
+            out.add(m.group(3))
+    return out
 
 
 def is_barrier(name: str) -> bool:

@@ -454,3 +454,34 @@ done:
   ret void
 }
 """
+
+
+ANNOTATED = """target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+define void @square(ptr %x) {
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i = zext i32 %t to i64
+  %p = getelementptr float, ptr %x, i64 %i
+  %v = load float, ptr %p
+  %w = fmul float %v, %v
+  store float %w, ptr %p
+  ret void
+}
+
+!nvvm.annotations = !{!0}
+!0 = !{ptr @square, !"kernel", i32 1}
+"""
+
+
+def test_a_kernel_marked_by_nvvm_annotations() -> None:
+    """IR of front ends before LLVM 20 marks kernels in `!nvvm.annotations`, not with the
+    `ptx_kernel` calling convention; the derivatives are `ptx_kernel` kernels either way."""
+    d = kernel_derivatives(ANNOTATED, "square")
+    assert is_kernel(parse(d.ir).get_function(d.gradient))
+    x = rand(32, dtype=F32)
+    dx = np.ones(32, F32)
+    run(d, d.gradient, (x.copy(), dx), 1, 32)
+    np.testing.assert_allclose(dx, 2 * x, rtol=1e-6)
