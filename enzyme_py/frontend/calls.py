@@ -8,6 +8,7 @@ the result type is the one `Typer` gives the call.
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import TYPE_CHECKING, Any
 
 from enzyme_py.custom import CustomRule
@@ -17,7 +18,8 @@ from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays.elementwise import lift
 from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tree, Tuple
 from enzyme_py.frontend.values import AVal, SVal, const, convert
-from enzyme_py.ir.values import ConstantInt, Value
+from enzyme_py.ir import types as T
+from enzyme_py.ir.values import ConstantInt, Value, const_float
 from enzyme_py.rules.mathcalls import emit_math
 
 if TYPE_CHECKING:
@@ -99,7 +101,10 @@ def _scalar_call(c: Compiling, e: ast.Call, fn: object, args: list,
         if len(args) != 1:
             raise c.src.error(e, "conversions take one number")
         assert isinstance(t, Scalar)
-        return convert(b, _scalar_arg(c, e, args, 0), t)
+        x = _scalar_arg(c, e, args, 0)
+        if fn in B.INT_CTORS and x.type.is_float:
+            return _float_to_int(c, e, x, t, python=fn is builtins.int)
+        return convert(b, x, t)
     if fn in B.LEN:
         if len(args) == 1 and trees.is_container(c.typer.expr_type(e.args[0])):
             return tree_values.length(args[0], c.typer.expr_type(e.args[0]))
@@ -108,6 +113,27 @@ def _scalar_call(c: Compiling, e: ast.Call, fn: object, args: list,
         return SVal(I64, args[0].dims[0])
     raise c.src.error(e.func, f"calling {getattr(fn, '__name__', fn)!s} is not supported",
                       B.SUPPORTED_CALLS)
+
+
+def _float_to_int(c: Compiling, e: ast.Call, x: SVal, t: Scalar, python: bool) -> SVal:
+    """`int(x)` of a float: Python's ValueError for nan and OverflowError for infinities and
+    (unlike Python's unbounded ints) for values outside the int64 range; NumPy's integer
+    types saturate (`llvm.fptosi.sat`: nan gives 0) instead of LLVM's poison."""
+    b = c.b
+    v = x.v
+    if python:
+        nothing = ConstantInt(I64.ir, 0)
+        c.check(b.fcmp("ord", v, v), e, "float nan to integer", nothing, nothing, 0)
+        bound = float(2 ** 63)
+        fits = b.binop("and", b.fcmp("oge", v, const_float(v.type, -bound)),
+                       b.fcmp("olt", v, const_float(v.type, bound)))
+        c.check(fits, e, "float to integer overflow", nothing, nothing, 0)
+        return convert(b, x, t)
+    module = c.fn.parent
+    assert module is not None
+    name = f"llvm.fptosi.sat.{t.ir}.{'f64' if str(v.type) == 'double' else 'f32'}"
+    sat = module.declare_function(name, T.FunctionType(t.ir, (v.type,)))
+    return SVal(t, b.call(sat, [v]))
 
 
 def _scalar_arg(c: Compiling, e: ast.Call, args: list, k: int) -> SVal:
