@@ -11,12 +11,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import ipykernel  # noqa: F401  (test requirements, always there: the notebooks' kernel,
+import jupytext  # noqa: F401  and what tutorials/build.py runs them with)
+import nbclient  # noqa: F401
+import nbformat
 import pytest
-
-nbclient = pytest.importorskip("nbclient")
-nbformat = pytest.importorskip("nbformat")
-jupytext = pytest.importorskip("jupytext")
-pytest.importorskip("ipykernel")
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "tutorials"

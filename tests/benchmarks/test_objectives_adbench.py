@@ -14,12 +14,12 @@ import importlib
 from collections.abc import Callable
 from types import ModuleType
 
+import jax
 import numpy as np
 import pytest
 
 import enzyme_py as ez
 
-jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
 
 from benchmarks.objectives import cbuild  # noqa: E402

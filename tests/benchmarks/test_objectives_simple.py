@@ -23,9 +23,10 @@ def _args(name: str) -> tuple:
 
 @pytest.fixture(scope="module")
 def jax():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
+    import jax as jax_module  # (a dependency: always installed)
+
+    jax_module.config.update("jax_enable_x64", True)
+    return jax_module
 
 
 def _jax_value_and_grad(jax, mod, args):
