@@ -30,6 +30,7 @@ from enzyme_py.analysis.gpu import (
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, Function, Module
 from enzyme_py.ir.values import ConstantInt, Value
 
@@ -71,8 +72,7 @@ def atomic_add(b: Builder, ptr: Value, value: Value, align: int | None = None) -
         return
     if not t.is_float:
         raise TypeError(f"atomic accumulation of {t} (a float or float vector is expected)")
-    size = {"half": 2, "bfloat": 2, "float": 4, "double": 8}.get(getattr(t, "kind", ""), 8)
-    b.insert(I.AtomicRMW("fadd", t, ptr, value, "monotonic", align or size))
+    b.insert(I.AtomicRMW("fadd", t, ptr, value, "monotonic", align or alloc_size(t)))
 
 
 def special_register(b: Builder, module: Module, reg: str) -> Value:

@@ -25,7 +25,13 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.printer import Slots
-from enzyme_py.ir.values import Argument, ConstantExpr, ConstantInt, Value, zero
+from enzyme_py.ir.values import (
+    Argument,
+    ConstantInt,
+    Value,
+    strip_constant_casts,
+    zero,
+)
 
 
 @dataclass(frozen=True)
@@ -63,16 +69,8 @@ def marker_global(v: Value) -> str | None:
     code through an address space cast: `extern __device__ int enzyme_dup`)."""
     if isinstance(v, I.Load):
         v = v.pointer
-        if not isinstance(_uncast(v), GlobalVariable):
-            return None
-    v = _uncast(v)
+    v = strip_constant_casts(v)
     return v.name if isinstance(v, GlobalVariable) else None
-
-
-def _uncast(v: Value) -> Value:
-    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast"):
-        v = v.ops[0]
-    return v
 
 
 def split_call(call: I.Call) -> tuple[Value | None, Function, list[Value]]:
@@ -84,9 +82,7 @@ def split_call(call: I.Call) -> tuple[Value | None, Function, list[Value]]:
         result_ptr = args.pop(0)
     if not args:
         raise DifferentiationError(f"{call_site(call)} has no function argument")
-    target = args.pop(0)
-    while isinstance(target, ConstantExpr) and target.opcode in ("bitcast", "addrspacecast"):
-        target = target.ops[0]
+    target = strip_constant_casts(args.pop(0))
     if not isinstance(target, Function):
         raise DifferentiationError(f"{call_site(call)}: the first argument must be a function "
                                    f"known at compile time, not {target.ref()}")

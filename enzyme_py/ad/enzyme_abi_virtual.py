@@ -39,7 +39,13 @@ from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.types import carries_float
-from enzyme_py.ir.values import ConstantAggregate, ConstantExpr, ConstantInt, Value
+from enzyme_py.ir.values import (
+    ConstantAggregate,
+    ConstantExpr,
+    ConstantInt,
+    Value,
+    strip_constant_casts,
+)
 
 VIRTUAL_REVERSE = "__enzyme_virtualreverse"
 
@@ -67,10 +73,7 @@ def _table_argument(call: I.Call) -> Value | None:
     into a vtable)."""
     if len(call.args) != 1:
         return None
-    v = call.args[0]
-    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast"):
-        v = v.ops[0]
-    return None if isinstance(v, Function) else call.args[0]
+    return None if isinstance(strip_constant_casts(call.args[0]), Function) else call.args[0]
 
 
 def _has_functions(c: Value | None) -> bool:

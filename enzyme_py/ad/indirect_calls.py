@@ -29,21 +29,18 @@ from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import (
-    ConstantExpr,
     ConstantInt,
     ConstantString,
     InlineAsm,
     Value,
+    strip_constant_casts,
     zero,
 )
 
 
 def is_indirect(call: I.Call) -> bool:
     """`call` goes through a function pointer (not a function, a cast of one, or asm)."""
-    callee = call.callee
-    while isinstance(callee, ConstantExpr) and callee.opcode in ("bitcast", "addrspacecast"):
-        callee = callee.ops[0]
-    return not isinstance(callee, (Function, InlineAsm))
+    return not isinstance(strip_constant_casts(call.callee), (Function, InlineAsm))
 
 
 def pair_activity(t: T.Type) -> Activity:

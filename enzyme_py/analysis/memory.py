@@ -14,8 +14,10 @@ would give a wrong gradient, a wrong "may alias" only costs a cached value.
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from enzyme_py.ir import instructions as I
-from enzyme_py.ir.module import Function, GlobalVariable
+from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.values import Argument, ConstantExpr, ConstantKeyword, GlobalValue, Value
 
 
@@ -198,24 +200,26 @@ def _noalias(o: MemObject) -> bool:
 
 ERROR_RECORD = "enzyme_py.error."  # the front end's error record (`frontend/session.py`)
 _NON_CAPTURING = ("llvm.memset.", "llvm.memcpy.", "llvm.memmove.", "llvm.lifetime.")
-_record_private: dict[int, tuple[GlobalVariable, bool]] = {}
+# per module, per record name: no code takes its address (weak: modules are not kept alive)
+_record_private: WeakKeyDictionary[Module, dict[str, bool]] = WeakKeyDictionary()
 
 
 def _private_record(o: MemObject) -> bool:
     """`o` is the front end's error record and nothing in its module takes its address."""
-    if not (isinstance(o, GlobalVariable) and (o.name or "").startswith(ERROR_RECORD)):
+    if not (isinstance(o, GlobalVariable) and (o.name or "").startswith(ERROR_RECORD)) or \
+            o.parent is None:
         return False
-    got = _record_private.get(id(o))
-    if got is None or got[0] is not o:
-        got = _record_private[id(o)] = (o, not _address_taken(o))
-    return got[1]
+    known = _record_private.setdefault(o.parent, {})
+    got = known.get(o.name or "")
+    if got is None:
+        got = known[o.name or ""] = not _address_taken(o)
+    return got
 
 
 def _address_taken(g: GlobalVariable) -> bool:
     """Any use of `g` other than as the address of a load or a store (of something else)."""
     module = g.parent
-    if module is None:
-        return True
+    assert module is not None
     if any(_mentions(other.initializer, g) for other in module.globals):
         return True
     for fn in module.functions:

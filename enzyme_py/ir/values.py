@@ -386,3 +386,10 @@ def zero(type: T.Type) -> Constant:
     if type.is_pointer:
         return ConstantKeyword(type, "null")
     return ConstantKeyword(type, "zeroinitializer")
+
+
+def strip_constant_casts(v: Value) -> Value:
+    """`v` without the `bitcast` / `addrspacecast` constant expressions around it."""
+    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast"):
+        v = v.ops[0]
+    return v
