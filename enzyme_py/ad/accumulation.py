@@ -84,30 +84,19 @@ class Accumulation:
         """`br flag, acc.plain, acc.atomic` at the builder, the rest of its block moved to
         `acc.done`, where the builder continues."""
         here = b.block
-        assert here is not None and here.parent is not None
-        fn = here.parent
-        rest = here.instructions[b.index:] if b.index is not None else []
-        plain, atomic, done = (Block(n, fn) for n in ("acc.plain", "acc.atomic", "acc.done"))
-        k = fn.blocks.index(here) + 1
-        fn.blocks[k:k] = [plain, atomic, done]
-        for inst in rest:
-            here.remove(inst)
-            done.append(inst)
-            if inst.is_terminator:
-                for succ in inst.successors():
-                    for phi in succ.phis():
-                        phi.replace_block(here, done)
+        assert here is not None
+        done, (plain, atomic) = b.split_block("acc.done", "acc.plain", "acc.atomic")
         forward = self.reverse_of.get(here)
         if forward is not None:
             for blk in (plain, atomic, done):
                 self.reverse_of[blk] = forward
-        Builder().position_at_end(here).condbr(flag, plain, atomic)
+        b.condbr(flag, plain, atomic)
         for blk, emit in ((plain, then), (atomic, otherwise)):
             at = Builder().position_at_end(blk)
             emit(at)
             at.br(done)
-        if rest:
-            b.position_before(rest[0])
+        if done.instructions:
+            b.position_before(done.instructions[0])
         else:
             b.position_at_end(done)
 

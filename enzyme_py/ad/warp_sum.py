@@ -19,7 +19,7 @@ from enzyme_py.ad.device import atomic_add, special_register
 from enzyme_py.analysis.gpu import WARP_SIZE
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
-from enzyme_py.ir.module import Block, Module
+from enzyme_py.ir.module import Module
 from enzyme_py.ir.values import ConstantInt, Value, const_float
 
 
@@ -67,13 +67,9 @@ def add_per_warp(b: Builder, module: Module, ptr: Value, value: Value) -> None:
         total = b.fadd(total, b.select(there, other, zero))
         d //= 2
     total.name = "warp.sum"
-    here = b.block
-    assert here is not None and here.parent is not None
-    fn = here.parent
-    leader, done = Block("warp.leader", fn), Block("warp.done", fn)
-    k = fn.blocks.index(here) + 1
-    fn.blocks[k:k] = [leader, done]
-    b.condbr(b.icmp("eq", lane, _i32(0)), leader, done)
+    is_leader = b.icmp("eq", lane, _i32(0))
+    done, (leader,) = b.split_block("warp.done", "warp.leader")
+    b.condbr(is_leader, leader, done)
     at = Builder().position_at_end(leader)
     atomic_add(at, ptr, total)
     at.br(done)

@@ -29,6 +29,29 @@ class Builder:
 
     # --- position ---------------------------------------------------------------------------
 
+    def split_block(self, name: str, *between: str) -> tuple[Block, list[Block]]:
+        """Move what follows the insertion point into a new block `name` right after the
+        current one (its successors' phis now name it), with empty blocks `between` placed
+        before it; the builder stays at the end of the current block, which has no
+        terminator then. Returns (the new block, the blocks between)."""
+        here = self.block
+        assert here is not None and here.parent is not None
+        fn = here.parent
+        rest = here.instructions[self.index:] if self.index is not None else []
+        middle = [Block(n, fn) for n in between]
+        after = Block(name, fn)
+        k = fn.blocks.index(here) + 1
+        fn.blocks[k:k] = [*middle, after]
+        for inst in rest:
+            here.remove(inst)
+            after.append(inst)
+            if inst.is_terminator:
+                for succ in inst.successors():
+                    for phi in succ.phis():
+                        phi.replace_block(here, after)
+        self.position_at_end(here)
+        return after, middle
+
     def position_at_end(self, block: Block) -> Builder:
         self.block, self.index = block, None
         return self
