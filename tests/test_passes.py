@@ -136,7 +136,8 @@ def test_gradient_pipeline_is_the_driver_s_steps():
     from enzyme_py.ad.driver import AD_PIPELINE, gradient_pipeline
 
     text = gradient_pipeline("f", ["dup", "const"], True, opt_level=2)
-    assert text == ("posix-memalign,inline-callees{fn=f}," + AD_PIPELINE + ",devirtualize{fn=f},"
+    assert text == ("posix-memalign,inline-callees{fn=f}," + AD_PIPELINE +
+                    ",hoist-allocations,devirtualize{fn=f},"
                     "reverse{fn=f,acts=dup,const,ret=active},"
                     "dupnoneed{fn=f,acts=dup,const,ret=active},O2")
     names = [p.name for p in Pipeline.parse(text).passes]

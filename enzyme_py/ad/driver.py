@@ -2,7 +2,7 @@
 pipelines of `enzyme-py grad`, `enzyme-py transform`, `grad()` and `jvp()`, as text.
 
     posix-memalign,inline-callees{fn=f},strip-optnone,always-inline,sroa,instcombine,
-    simplifycfg,mergereturn,loop-simplify,lcssa,devirtualize{fn=f},
+    simplifycfg,mergereturn,loop-simplify,lcssa,hoist-allocations,devirtualize{fn=f},
     reverse{fn=f,acts=dup,const,ret=active},dupnoneed{fn=f,acts=dup,const,ret=active},O2
 
 `gradient_pipeline`, `forward_pipeline` and `enzyme_pipeline` write that text; the module
@@ -53,6 +53,7 @@ def prepare_pipeline(targets: Sequence[str] = (), inline: bool = True) -> str:
     if inline and targets:
         steps.append(pass_text("inline-callees", fn=list(targets)))
     steps.append(AD_PIPELINE)
+    steps.append("hoist-allocations")  # (per-iteration temporaries made once per loop nest)
     if targets:
         steps.append(pass_text("devirtualize", fn=list(targets), inline=None if inline else False))
     return ",".join(steps)

@@ -1,7 +1,8 @@
 """The rewrites before differentiation, as passes (registered on import): `posix-memalign`,
-`inline-callees`, `devirtualize`, `remove-dead-fallbacks`, and the rewrites the transforms make
-on their working copy (`expand-realloc`, `split-invoke-edges`, `retype-float-copies`), which
-run here on the module's own functions so that each can be seen and tested alone.
+`inline-callees`, `hoist-allocations`, `devirtualize`, `remove-dead-fallbacks`, and the
+rewrites the transforms make on their working copy (`expand-realloc`, `split-invoke-edges`,
+`retype-float-copies`), which run here on the module's own functions so that each can be seen
+and tested alone.
 
 `fn=` names the functions a pass looks at: for `inline-callees`, `devirtualize` and
 `remove-dead-fallbacks` the functions to be differentiated (their callees, transitively, are
@@ -21,6 +22,7 @@ from enzyme_py.ad.activity_arguments import function_named
 from enzyme_py.ad.context import split_invoke_edges
 from enzyme_py.ad.devirtualize import devirtualize, direct_callees, remove_dead_fallbacks
 from enzyme_py.ad.float_memory import rewrite_float_copies
+from enzyme_py.ad.hoist_allocations import hoist_allocations
 from enzyme_py.ad.posix_memalign import expand_posix_memalign
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.registrations import find_registrations
@@ -191,6 +193,13 @@ class SplitInvokeEdges(_EachFunction):
         split_invoke_edges(fn)
 
 
+class HoistAllocations(_EachFunction):
+    name = "hoist-allocations"
+
+    def rewrite(self, module: Module, fn: Function) -> None:
+        hoist_allocations(fn)
+
+
 class RetypeFloatCopies(_EachFunction):
     name = "retype-float-copies"
 
@@ -203,6 +212,8 @@ register_pass("posix-memalign", "posix_memalign(&p, align, n) as p = aligned_all
 register_pass("inline-callees", "mark the functions called from fn= alwaysinline (not those "
               "with a registered rule or declared inactive); always-inline inlines them",
               (_TARGETS,))(InlineCallees)
+register_pass("hoist-allocations", "a malloc freed in the same iteration of a loop nest is "
+              "made once before the nest and freed at its exits", (_ONE,))(HoistAllocations)
 register_pass("devirtualize", "guard indirect calls reachable from fn= with direct calls to "
               "their candidate targets, inline those, drop the fallbacks proven dead", (
                   _TARGETS,

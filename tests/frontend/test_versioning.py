@@ -69,3 +69,83 @@ def test_the_proven_loop_has_no_checks_and_vectorizes() -> None:
     assert re.search(r"<\d+ x double>", grad)  # vectorized gradient loops (any width)
     python = ez.show(two_arrays, x, y, stage="python")
     assert "for.unchecked" in python and "for.checked" in python
+
+
+def packed_lower(q, x, d):
+    """x^T L with L lower triangular, its strict part packed column by column in q[d:]."""
+    out = np.zeros(d)
+    li = d
+    for i in range(d):
+        out[i] += q[i] * x[i]
+        for j in range(i + 1, d):
+            out[j] += q[li] * x[i]  # `li` is a counter: li0 + (j - i - 1)
+            li += 1
+    s = 0.0
+    for i in range(d):
+        s += out[i] * out[i]
+    return s
+
+
+def counter_after(a, n):
+    """A subscript after the increment sees the incremented counter; a negative step."""
+    s = 0.0
+    k = 2 * n
+    for i in range(n):
+        k -= 2
+        s += a[k + 1] * a[i]
+    return s
+
+
+def packed_reference(q, x, d):
+    lower = np.zeros((d, d))
+    lower[np.diag_indices(d)] = q[:d]
+    rows, cols = np.tril_indices(d, -1)
+    order = np.lexsort((rows, cols))
+    lower[rows[order], cols[order]] = q[d:]
+    out = lower @ x
+    return float(out @ out), lower
+
+
+def test_counters_are_proven_and_keep_values_and_errors() -> None:
+    d = 6
+    rng = np.random.default_rng(0)
+    q, x = rng.standard_normal(d * (d + 1) // 2), rng.standard_normal(d)
+    want, lower = packed_reference(q, x, d)
+    assert ez.jit(packed_lower)(q, x, d) == pytest.approx(want, rel=1e-13)
+    gq = ez.grad(packed_lower)(q, x, d)
+    out = lower @ x
+    full = 2.0 * np.outer(out, x)  # d/dL of |L x|^2
+    rows, cols = np.tril_indices(d, -1)
+    order = np.lexsort((rows, cols))
+    np.testing.assert_allclose(gq, np.concatenate([np.diag(full), full[rows[order], cols[order]]]),
+                               rtol=1e-12)
+    python = ez.show(packed_lower, q, x, d, stage="python")
+    assert python.count("for.unchecked") >= 2  # the triangle loop is versioned too
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 20"):
+        ez.jit(packed_lower)(q[:-1], x, d)  # one packed entry short: the checked version
+
+    a = np.arange(1.0, 12.0)  # n = 5: k + 1 runs 9, 7, 5, 3, 1 (the unchecked version)
+    assert ez.jit(counter_after)(a, 5) == sum(a[9 - 2 * i] * a[i] for i in range(5))
+    with pytest.raises(IndexError, match="index 11 is out of bounds for axis 0 with size 11"):
+        ez.jit(counter_after)(a, 6)  # k + 1 = 11 on the first iteration: the checked version
+    assert ez.jit(counter_after)(a[::-1].copy(), 4) == sum(a[::-1][7 - 2 * i] * a[::-1][i]
+                                                           for i in range(4))
+
+
+def test_a_continue_or_a_second_store_keeps_the_checks() -> None:
+    from enzyme_py.frontend import versioning
+    from enzyme_py.frontend.ftypes import F64, I64, Array
+
+    def source(body: str) -> list:
+        import ast
+        import textwrap
+
+        tree = ast.parse(textwrap.dedent(body))
+        loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
+        env = {"a": Array(F64, 1), "li": I64}
+        return versioning.plan(loop, env)
+
+    assert source("for i in range(3):\n    s = a[li]\n    li += 1\n")
+    assert not source("for i in range(3):\n    if s:\n        continue\n    s = a[li]\n    li += 1\n")
+    assert not source("for i in range(3):\n    s = a[li]\n    li += 1\n    li = 0\n")
+    assert not source("for i in range(3):\n    s = a[li]\n    if s:\n        li += 1\n")

@@ -6,5 +6,5 @@ entry:
   ret double %x
 }
 
-; CHECK: posix-memalign,strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,loop-simplify,lcssa,devirtualize{fn=f,inline=0},reverse{fn=f,acts=out,const,ret=active},dupnoneed{fn=f,acts=out,const,ret=active}
+; CHECK: posix-memalign,strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,loop-simplify,lcssa,hoist-allocations,devirtualize{fn=f,inline=0},reverse{fn=f,acts=out,const,ret=active},dupnoneed{fn=f,acts=out,const,ret=active}
 ; CHECK-NOT: O2
