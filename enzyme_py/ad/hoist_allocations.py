@@ -28,8 +28,10 @@ only when its lifetime provably ends within the iteration that made it:
 
 Every `free` of the block is then removed and one is added at each exit of the loop (exits
 are dedicated after loop-simplify, so the preheader dominates them; nothing is inside a loop
-there, so LCSSA holds). An iteration sees the previous iteration's dead contents where it saw
-fresh uninitialized memory before, which is one of the contents `malloc` may return.
+there, so LCSSA holds). A block that a loop variable carries to the next iteration (`x = f(x)`),
+or that is used after the loop, is the second strategy: `carried_allocations`. An iteration
+sees the previous iteration's dead contents where it saw fresh uninitialized memory before,
+which is one of the contents `malloc` may return.
 
 Invariants: the control flow is unchanged; only calls to `malloc` are moved (not `calloc`,
 whose zeroing is per allocation); a loop without a preheader is left alone.
@@ -37,10 +39,12 @@ whose zeroing is per allocation); a loop without a preheader is left alone.
 
 from __future__ import annotations
 
+from enzyme_py.ad import carried_allocations
 from enzyme_py.analysis.loops import Loop, find_loops
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
+from enzyme_py.ir.dominance import dominators
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import Argument, Constant, ConstantKeyword, Value
 
@@ -55,14 +59,15 @@ def hoist_allocations(fn: Function) -> int:
                not isinstance(i, I.Invoke) and i.callee_name == "malloc" and len(i.args) == 1]
     if not mallocs:
         return 0
-    info = find_loops(fn)
+    dom = dominators(fn)
+    info = find_loops(fn, dom)
     users = _users(fn)
     headers = {lp.header for lp in info.loops}
     moved = 0
     for call in mallocs:
         block = call.parent
         assert block is not None
-        lp = info.loop_of.get(block)
+        inner = lp = info.loop_of.get(block)
         if lp is None:
             continue
         while lp.parent is not None:
@@ -70,10 +75,14 @@ def hoist_allocations(fn: Function) -> int:
         if lp.preheader is None or not _invariant(call.args[0], lp, 0):
             continue
         frees = _frees_if_private(call, lp, users, headers)
-        if frees is None:
+        if frees is not None:
+            _move(call, lp, frees)
+            moved += 1
             continue
-        _move(call, lp, frees)
-        moved += 1
+        found = carried_allocations.plan(call, inner, users, headers)
+        if found is not None:
+            carried_allocations.rewrite(call, lp, _frozen_size(call, lp), found, dom)
+            moved += 1
     return moved
 
 
@@ -214,17 +223,22 @@ def _derived_from(x: Value, call: I.Call) -> bool:
     return True
 
 
+def _frozen_size(call: I.Call, lp: Loop) -> Value:
+    """The size of `call`'s block computed (and frozen) at the end of `lp`'s preheader."""
+    assert lp.preheader is not None and lp.preheader.terminator is not None
+    b = Builder().position_before(lp.preheader.terminator)
+    return b.freeze(_copy_before(call.args[0], lp, b, {}))
+
+
 def _move(call: I.Call, lp: Loop, frees: list[I.Call]) -> None:
     """Make the block in `lp`'s preheader and free it at `lp`'s exits instead."""
     assert lp.preheader is not None and call.parent is not None
+    size = _frozen_size(call, lp)
     call.parent.remove(call)
     terminator = lp.preheader.terminator
     assert terminator is not None
-    b = Builder().position_before(terminator)
-    size = b.freeze(_copy_before(call.args[0], lp, b, {}),
-                    name=None)
     call.operands[0] = size
-    b.insert(call)
+    Builder().position_before(terminator).insert(call)
     free_fn = None
     for f in frees:
         free_fn = f.callee

@@ -59,6 +59,49 @@ def test_gradients_match_jax_and_allocations_do_not_grow_with_the_steps() -> Non
     assert calls(40) == calls(10)  # (before the pass: several blocks per step)
 
 
+def recurrent(xs, w, steps):
+    """`h = f(h)`: each step's array is made while the previous one is still read."""
+    h = np.zeros(w.shape[0])
+    total = 0.0
+    for t in range(steps):
+        h = np.tanh(xs[t] * w + 0.1 * np.sum(h))
+        total += np.sum(h * h)
+    return total + np.sum(h)
+
+
+def jax_recurrent(xs, w, steps):
+    h = jnp.zeros(w.shape[0])
+    total = 0.0
+    for t in range(steps):
+        h = jnp.tanh(xs[t] * w + 0.1 * jnp.sum(h))
+        total += jnp.sum(h * h)
+    return total + jnp.sum(h)
+
+
+def test_a_carried_array_uses_two_blocks_in_turn() -> None:
+    rng = np.random.default_rng(1)
+    xs, w = rng.standard_normal((40, 9)), rng.standard_normal(9)
+    for steps in (0, 1, 2, 7):
+        got = ez.grad(recurrent, argnums=(0, 1))(xs, w, steps)
+        with jax.enable_x64(True):
+            want = jax.grad(jax_recurrent, argnums=(0, 1))(xs, w, steps)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-15)
+        assert np.isclose(ez.jit(recurrent)(xs, w, steps), recurrent(xs, w, steps),
+                          rtol=1e-13)  # (the same source run by NumPy)
+    tangent = ez.jvp(recurrent, (xs, w, 7), (np.ones((40, 9)), np.zeros(9), 0))[1]
+    with jax.enable_x64(True):
+        want_tangent = float(jax.jvp(lambda a: jax_recurrent(a, w, 7), (xs,),
+                                     (np.ones((40, 9)),))[1])
+    assert np.isclose(tangent, want_tangent, rtol=1e-12)
+
+    def calls(steps: int) -> int:
+        p = ez.profile(recurrent, xs, w, steps, argnums=(0, 1), repeat=1)
+        return sum(s.calls for s in p.gradient_heap if s.site.allocator == "malloc")
+
+    assert calls(40) == calls(10)
+
+
 def test_only_blocks_private_to_an_iteration_move() -> None:
     text = """
 declare ptr @malloc(i64)
