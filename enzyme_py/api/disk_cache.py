@@ -6,7 +6,9 @@ it, in a file under `ENZYME_PY_CACHE_DIR` (default `~/.cache/enzyme_py`) named b
 its **key**: the function's module, qualified name, source text and defaults; the
 specialization (argument types, activities ...); the `Config`; and the environment (the
 source of every enzyme_py module, Python, NumPy, llvmlite, and the host's CPU and features).
-Loading skips the front end, the AD pipeline and LLVM's -O2; code generation still runs.
+An entry holds the optimized text, its object file and what linking it needs
+(`backend.native.LinkManifest`): loading one skips the front end, the AD pipeline, LLVM's -O2,
+parsing and code generation — the object is linked as it is.
 
 Invariants: **a stale entry is never used.** Everything else the compiled code depends on is
 a global the front end looked up (`Typer.resolve_global` reports each one): the entry stores
@@ -38,7 +40,7 @@ import numpy as np
 from enzyme_py.frontend.call_types import _MISSING as FRONTEND_MISSING
 from enzyme_py.frontend.session import function_scope
 
-FORMAT = 2  # (2: entries hold the object file)
+FORMAT = 3  # (2: entries hold the object file; 3: and its link manifest)
 _NONE = object()  # "no fingerprint": the specialization is not cached
 
 
@@ -56,15 +58,44 @@ def _environment() -> str:
     from enzyme_py.backend.target import _host
 
     h = hashlib.sha256()
-    package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*.py")):
-        h.update(str(path.relative_to(package)).encode())
-        h.update(path.read_bytes())
+    h.update(_package_sources().encode())
     host = _host()
     for part in (FORMAT, sys.version, np.__version__, llvmlite.__version__, platform.machine(),
                  host.triple, host.cpu, host.features):
         h.update(repr(part).encode())
     return h.hexdigest()
+
+
+def _package_sources() -> str:
+    """A hash of the source of every enzyme_py module. Reading them all costs about 20 ms, so
+    the hash is kept in the cache directory under a key of their paths, sizes and modification
+    times (as Numba keys its cache on its sources' times and sizes): an edited module changes
+    the key, and the sources are hashed again."""
+    package = Path(__file__).resolve().parent.parent
+    paths = sorted(package.rglob("*.py"))
+    stats = [(str(p.relative_to(package)), p.stat().st_mtime_ns, p.stat().st_size)
+             for p in paths]
+    key = hashlib.sha256(repr((str(package), stats)).encode()).hexdigest()[:32]
+    memo = cache_dir() / f"sources-{key}.txt"
+    try:
+        text = memo.read_text()
+        if len(text) == 64:
+            return text
+    except OSError:
+        pass
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
+    digest = h.hexdigest()
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(digest)
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+    return digest
 
 
 def _source_hash(obj: Any) -> str | None:

@@ -192,7 +192,7 @@ class GradCache:
                      return_primal and not outputs, ret_active, outputs)
         if disk is not None:
             store(disk, self.f, session.global_reads, {
-                "ir": jm.ir, "object": jm.object, "name": gname,
+                "ir": jm.ir, "object": jm.object, "manifest": jm.manifest, "name": gname,
                 "error_name": session.error_name,
                 "sites": session.sites, "opt_level": self.options.opt_level,
                 "per_call": errors is not None and errors.per_call,

@@ -24,6 +24,7 @@ from enzyme_py.api.compile import (
     written_arrays,
 )
 from enzyme_py.api.disk_cache import entry_path, load, store
+from enzyme_py.backend.native import link_object
 from enzyme_py.calling import (
     ErrorRecord,
     _Overlap,
@@ -115,7 +116,8 @@ class JitFunction:
                 self._cache[key] = spec
             if disk is not None:
                 store(disk, self.pyfunc, session.global_reads, {
-                    "ir": jm.ir, "object": jm.object, "name": compiled.function.name or "",
+                    "ir": jm.ir, "object": jm.object, "manifest": jm.manifest,
+                    "name": compiled.function.name or "",
                     "types": types,
                     "return_type": compiled.return_type, "params": compiled.param_names,
                     "error_name": session.error_name, "sites": session.sites,
@@ -159,8 +161,12 @@ class JitFunction:
 def link_stored(got: dict) -> tuple[Any, ErrorRecord | None]:
     """The code of a persistent-cache entry, linked (its object file: no code generation),
     and its error record, of the kind it was compiled with."""
-    jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
-                            object_code=got["object"])
+    manifest = got.get("manifest")
+    if manifest is not None:  # (no parsing: linked as it is)
+        jm = link_object(got["ir"], got["object"], manifest, got["opt_level"])
+    else:
+        jm = backend.compile_ir(got["ir"], opt_level=got["opt_level"], preoptimized=True,
+                                object_code=got["object"])
     if got["per_call"]:
         return jm, ErrorRecord(None, got["sites"])
     errors = ErrorRecord(jm.address(got["error_name"]), got["sites"]) \

@@ -29,6 +29,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -176,6 +177,8 @@ class JITModule:
                  functions: dict[str, _FunctionInfo]) -> None:
         self.ir: str = ir  #: the optimized LLVM text that was compiled
         self.object: bytes | None = None  #: its object file, when asked for (`keep_object`)
+        #: what linking `object` again needs without parsing `ir` (`link_object`)
+        self.manifest: LinkManifest | None = None
         self._tracker = tracker  # OrcJIT unloads the code when this is collected
         self._addresses = addresses
         self._functions = functions
@@ -216,6 +219,19 @@ class JITModule:
 
     def __repr__(self) -> str:
         return f"<JITModule functions={self.functions}>"
+
+
+@dataclass(frozen=True)
+class LinkManifest:
+    """What `compile_ir` read off a module to link it: its exported functions (described),
+    global variables and `sret` wrappers, and the symbols it expects from the process. With
+    the object file, `link_object` links the code again (another process, the persistent
+    cache) without parsing or generating anything."""
+
+    functions: dict[str, _FunctionInfo]
+    globals: tuple[str, ...]
+    wrappers: tuple[str, ...]
+    externals: tuple[str, ...]
 
 
 # `appending`: `@llvm.compiler.used` (see vector_math) is not a symbol to export.
@@ -290,12 +306,16 @@ def _link(builder: llvm.JITLibraryBuilder, level: int, size: int = 0) -> Any:
     return tracker
 
 
-def _unresolved(module: llvm.ModuleRef) -> list[str]:
-    """Declared symbols that neither the module nor the process defines."""
+def _declared(module: llvm.ModuleRef) -> list[str]:
+    """The symbols `module` declares and expects from elsewhere (not intrinsics)."""
     declared = [fn.name for fn in module.functions
                 if fn.is_declaration and not fn.name.startswith("llvm.")]
-    declared += [gv.name for gv in module.global_variables if gv.is_declaration]
-    return [name for name in declared if not llvm.address_of_symbol(name)]
+    return declared + [gv.name for gv in module.global_variables if gv.is_declaration]
+
+
+def _unresolved(module: llvm.ModuleRef) -> list[str]:
+    """Declared symbols that neither the module nor the process defines."""
+    return [name for name in _declared(module) if not llvm.address_of_symbol(name)]
 
 
 _libmvec: vector_math.VectorLibrary | None = None
@@ -361,6 +381,7 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
                      if not fn.is_declaration and fn.linkage not in _HIDDEN}
         globals_ = [gv.name for gv in module.global_variables
                     if not gv.is_declaration and gv.linkage not in _HIDDEN]
+        externals = tuple(_declared(module))
     if missing:
         raise BackendError("external symbols are neither defined in the module nor found in "
                            f"the process: {', '.join('@' + n for n in missing)}")
@@ -388,6 +409,36 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
                            "names it on stderr)") from None
     jm = JITModule(optimized, tracker, {name: tracker[name] for name in exports}, functions)
     jm.object = obj
+    if obj is not None:
+        jm.manifest = LinkManifest(functions, tuple(globals_),
+                                   tuple(_sret_name(info.name) for info in wrappers), externals)
+    return jm
+
+
+def link_object(text: str, object_code: bytes, manifest: LinkManifest,
+                opt_level: int = 2) -> JITModule:
+    """The object file of an earlier `compile_ir(..., keep_object=True)` of the optimized
+    `text`, linked from its `manifest` (no parsing, no code generation): the persistent
+    cache's fast path. Its external symbols must still be found in the process."""
+    _check_level(opt_level)
+    _host()  # (the libraries the code may call are loaded with the host)
+    missing = [n for n in manifest.externals if not llvm.address_of_symbol(n)]
+    if missing:
+        raise BackendError("external symbols are neither defined in the module nor found in "
+                           f"the process: {', '.join('@' + n for n in missing)}")
+    builder = llvm.JITLibraryBuilder().add_current_process()
+    builder.add_object_img(object_code)
+    exports = [*manifest.functions, *manifest.globals, *manifest.wrappers]
+    for name in exports:
+        builder.export_symbol(name)
+    try:
+        with stage("LLVM: linking"):
+            tracker = _link(builder, opt_level, 0)
+    except RuntimeError as err:
+        raise BackendError(f"LLVM could not link the object file: {err}") from None
+    jm = JITModule(text, tracker, {name: tracker[name] for name in exports},
+                   dict(manifest.functions))
+    jm.object, jm.manifest = object_code, manifest
     return jm
 
 

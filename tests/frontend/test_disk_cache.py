@@ -67,6 +67,7 @@ def test_a_second_compile_reuses_the_stored_code(tmp_path, cache) -> None:
     again, stages = _stages(lambda: ez.jit(mod.f, cache=True)(X))
     assert again == first and "front end" not in stages and "LLVM: -O2" not in stages
     assert "LLVM: code generation (object file)" not in stages  # the stored object is linked
+    assert "LLVM: linking" in stages and "LLVM: parse and verify" not in stages  # (unparsed)
     assert first == pytest.approx(2.0 * np.sin(X).sum(), rel=1e-14)
 
 
@@ -76,6 +77,7 @@ def test_gradients_are_cached_too(tmp_path, cache) -> None:
     assert "AD pipeline" in stages
     again, stages = _stages(lambda: ez.grad(mod.f, cache=True)(X))
     assert "AD pipeline" not in stages and "front end" not in stages
+    assert "LLVM: parse and verify" not in stages and "LLVM: linking" in stages
     np.testing.assert_array_equal(again, first)
     np.testing.assert_allclose(first, 2.0 * np.cos(X), rtol=1e-14)
 
