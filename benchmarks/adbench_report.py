@@ -13,6 +13,7 @@ from pathlib import Path
 
 RATIO_TARGET = 3.0  # gradient / primal
 FORM_TARGET = 1.2  # NumPy form's gradient / loop form's
+CACHED_TARGET_S = 0.05  # first call in a second process with the persistent cache
 
 
 def over_loop(rec: dict, rows: list[dict]) -> float | None:
@@ -65,14 +66,15 @@ def table(rows: list[dict]) -> str:
              "| grad / loop form's | JAX grad ms "
              "| ours/JAX | fastmath grad ms (/JAX) | C via transform, grad ms "
              "| Enzyme (plugin), grad ms "
-             "| compile s, ours / JAX | grad peak MB, ours / JAX | max err | check |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| compile s, ours / JAX | cached compile ms "
+             "| grad peak MB, ours / JAX | max err | check |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         form = r.get("form", "-")
         if "grad_s" not in r and "jax_grad_s" not in r:
             why = "; ".join(r.get("errors", ["no result"])).replace("|", "/").splitlines()[0]
             lines.append(f"| {r['objective']} | {form} | {r.get('size', '-')} | - | - | - | - "
-                         f"| - | - | - | - | - | - | - | - | ERROR: {why[:160]} |")
+                         f"| - | - | - | - | - | - | - | - | - | ERROR: {why[:160]} |")
             continue
         compile_ = f"{r.get('compile_s', math.nan):.2f} / {r.get('jax_compile_s', math.nan):.2f}"
         peak = f"{_mb(r.get('peak_bytes'))} / {_mb(r.get('jax_peak_bytes'))}"
@@ -82,7 +84,7 @@ def table(rows: list[dict]) -> str:
                      f"| {_ms(r, 'grad_s')} | {_x(r.get('ratio'))} | {_x(over_loop(r, rows))} "
                      f"| {_ms(r, 'jax_grad_s')} "
                      f"| {_x(r.get('ours_over_jax'))} | {_fast(r)} | {_c(r)} | {_enzyme(r)} "
-                     f"| {compile_} "
+                     f"| {compile_} | {_ms(r, 'cached_compile_s')} "
                      f"| {peak} | {_err(r)} | {check} |")
     return "\n".join(lines) + "\n"
 
@@ -107,6 +109,9 @@ def misses(rows: list[dict]) -> list[str]:
         if r.get("compile_s", 0.0) > r.get("jax_compile_s", math.inf):
             out.append(f"{name}: compile {r['compile_s']:.2f} s > JAX's "
                        f"{r['jax_compile_s']:.2f} s")
+        if r.get("cached_compile_s", 0.0) > CACHED_TARGET_S:
+            out.append(f"{name}: cached compile {1e3 * r['cached_compile_s']:.0f} ms > "
+                       f"{1e3 * CACHED_TARGET_S:.0f} ms")
     return out
 
 
@@ -130,7 +135,9 @@ def markdown(rows: list[dict], meta: dict[str, str]) -> str:
         "*C via transform* is the C form through `clang-22 -O2 -emit-llvm`, "
         "`enzyme-py transform`, `clang-22 -O2 -shared`, called with ctypes; *Enzyme* is the "
         "same C through `clang -O2 -fpass-plugin=$ENZYME_PLUGIN`. *compile* is the first "
-        "call minus a steady call, after each runtime compiled one trivial function. "
+        "call minus a steady call, after each runtime compiled one trivial function; "
+        "*cached compile* is the same in a second process using the persistent cache "
+        "(`grad(..., cache=True)`) that a first process filled. "
         "*grad peak MB* is the rise of the resident high-water mark (VmHWM, reset through "
         "`/proc/self/clear_refs`) during one gradient call over the resident set before "
         "it, with glibc serving blocks >= 128 KiB by mmap and its heap trimmed first. "
@@ -146,6 +153,7 @@ def markdown(rows: list[dict], meta: dict[str, str]) -> str:
         "",
         table(rows),
         "Targets: gradient/primal <= 3; gradient faster than JAX; compile faster than JAX; "
+        f"cached compile <= {1e3 * CACHED_TARGET_S:.0f} ms; "
         f"a NumPy form's gradient within {FORM_TARGET:g}x of its loop form's.",
         "",
         *(f"- missed: {m}" for m in missed),
