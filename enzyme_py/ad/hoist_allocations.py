@@ -41,12 +41,13 @@ from __future__ import annotations
 
 from enzyme_py.ad import carried_allocations
 from enzyme_py.analysis.loops import Loop, find_loops
+from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.dominance import dominators
 from enzyme_py.ir.module import Block, Function
-from enzyme_py.ir.values import Argument, Constant, ConstantKeyword, Value
+from enzyme_py.ir.values import Argument, Constant, Value
 
 _MEMORY_INTRINSICS = ("llvm.memset.", "llvm.memcpy.", "llvm.memmove.")
 
@@ -131,10 +132,6 @@ def _copy_before(v: Value, lp: Loop, b: Builder, copies: dict[int, Value]) -> Va
     return got
 
 
-def _is_null(v: Value) -> bool:
-    return isinstance(v, ConstantKeyword) and v.keyword in ("null", "zeroinitializer")
-
-
 def _frees_if_private(call: I.Call, lp: Loop, users: dict[int, list[I.Instruction]],
                       headers: set[Block]) -> list[I.Call] | None:
     """The `free` calls of the block `call` makes, if its lifetime ends within an iteration
@@ -196,31 +193,9 @@ def _frees_if_private(call: I.Call, lp: Loop, users: dict[int, list[I.Instructio
 
 
 def _merges(user: I.Phi | I.Select, derived: set[int], call: I.Call) -> bool:
-    """Every pointer `user` may give is the block (derived from `call`) or null."""
+    """Every pointer `user` may give points into the block `call` makes, or nowhere (null)."""
     values = user.operands if isinstance(user, I.Phi) else user.operands[1:]
-    return all(id(x) in derived or _is_null(x) or _derived_from(x, call) for x in values)
-
-
-def _derived_from(x: Value, call: I.Call) -> bool:
-    """`x` is derived from `call` by getelementptr, phi or select (checked on the way)."""
-    seen: set[int] = set()
-    todo = [x]
-    while todo:
-        v = todo.pop()
-        if v is call:
-            continue
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        if isinstance(v, I.GetElementPtr):
-            todo.append(v.pointer)
-        elif isinstance(v, I.Phi):
-            todo.extend(o for o in v.operands if not _is_null(o))
-        elif isinstance(v, I.Select):
-            todo.extend(o for o in v.operands[1:] if not _is_null(o))
-        else:
-            return False
-    return True
+    return all(id(x) in derived or underlying(x) <= {call} for x in values)
 
 
 def _frozen_size(call: I.Call, lp: Loop) -> Value:
