@@ -155,3 +155,14 @@ def test_a_second_process_skips_the_front_end(tmp_path, cache) -> None:
                            check=True).stdout.split() for _ in range(2)]
     assert runs[0][1] == "True" and runs[1][1] == "False"
     assert runs[0][0] == runs[1][0]
+
+
+def test_the_package_source_hash_is_kept_by_the_sources_times_and_sizes(cache) -> None:
+    from enzyme_py.api.disk_cache import _package_sources
+
+    first = _package_sources()
+    (memo,) = cache.glob("sources-*.txt")
+    assert memo.read_text() == first and len(first) == 64
+    assert _package_sources() == first  # read back from the memo
+    memo.write_text("damaged")  # not a digest: hashed again and rewritten
+    assert _package_sources() == first and memo.read_text() == first
