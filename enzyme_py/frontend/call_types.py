@@ -17,7 +17,7 @@ import builtins
 from collections.abc import Callable
 
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend import arguments, local_functions, trees
+from enzyme_py.frontend import arguments, local_functions, numpy_prelude, trees
 from enzyme_py.frontend import builtins as B
 from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.errors import SourceInfo
@@ -140,7 +140,7 @@ class CallTyper:
         entry, receiver = self._array_entry(e)
         if entry is not None:
             return self._registered_call_type(e, entry, receiver, lenient)
-        fn = self.resolve_global(e.func)
+        fn = numpy_prelude.stand_in(self.resolve_global(e.func))
         if fn is _MISSING and isinstance(e.func, ast.Attribute):
             base = self.container_of(e.func.value)  # type: ignore[attr-defined]
             if base is not None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import builtins as B
-from enzyme_py.frontend import comprehensions, domain_checks, tree_values, trees
+from enzyme_py.frontend import comprehensions, domain_checks, numpy_prelude, tree_values, trees
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays.elementwise import lift
 from enzyme_py.frontend.ftypes import F64, I64, Array, FType, Scalar, Tree, Tuple
@@ -31,7 +31,7 @@ def compile_call(c: Compiling, e: ast.Call) -> Any:
     entry, receiver = c.typer._array_entry(e)
     if entry is not None:
         return _registered_call(c, e, entry, receiver, t)
-    fn = c.typer.resolve_global(e.func)
+    fn = numpy_prelude.stand_in(c.typer.resolve_global(e.func))
     if trees.is_record_class(fn):
         return tree_values.record(c, e, fn)  # type: ignore[arg-type]
     args = [c.expr(a) for a in e.args]

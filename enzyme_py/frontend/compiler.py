@@ -443,6 +443,9 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         if s.orelse:
             raise self.src.error(s, "for ... else is not supported",
                                  "a flag variable set before break")
+        if _is_reversed_range(s.iter):
+            self._for_reversed_range(s)
+            return
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name) and
                 s.iter.func.id == "range"):
             loop = tree_loops.parse(self.typer, s)
@@ -452,16 +455,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                 self._for_over_sequences(s)
             return
         assert isinstance(s.target, ast.Name)
-        args = s.iter.args
-        if not 1 <= len(args) <= 3 or s.iter.keywords:
-            raise self.src.error(s.iter, "range() takes 1 to 3 integers")
-        vals = [self.int_value(a) for a in args]
-        start, stop, step = (ConstantInt(T.I64, 0), vals[0], ConstantInt(T.I64, 1)) \
-            if len(vals) == 1 else (vals[0], vals[1],
-                                    vals[2] if len(vals) == 3 else ConstantInt(T.I64, 1))
+        start, stop, step = self._range_values(s.iter)
         step_const = step.value if isinstance(step, ConstantInt) else None
-        if step_const == 0:
-            raise self.src.error(args[2], "range() step must not be zero")
         accesses = versioning.plan(s, self.typer.env) if step_const == 1 and \
             self.session.bounds_check and not self.unchecked else []
         if not accesses:
@@ -482,6 +477,38 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self._emit_for(s, start, stop, step, step_const)
         self.b.br(join)
         self.b.position_at_end(join)
+
+    def _range_values(self, call: ast.Call) -> tuple[Value, Value, Value]:
+        """(start, stop, step) of `range(...)` (1 to 3 integers; a zero step is refused)."""
+        args = call.args
+        if not 1 <= len(args) <= 3 or call.keywords:
+            raise self.src.error(call, "range() takes 1 to 3 integers")
+        vals = [self.int_value(a) for a in args]
+        one = ConstantInt(T.I64, 1)
+        start, stop, step = (ConstantInt(T.I64, 0), vals[0], one) if len(vals) == 1 else \
+            (vals[0], vals[1], vals[2] if len(vals) == 3 else one)
+        if isinstance(step, ConstantInt) and step.value == 0:
+            raise self.src.error(args[2], "range() step must not be zero")
+        return start, stop, step
+
+    def _for_reversed_range(self, s: ast.For) -> None:
+        """`for i in reversed(range(a, b, k))` (k a constant): the same values backwards,
+        `range(a + (n - 1) k, a - k, -k)` with n = len(range(a, b, k))."""
+        assert isinstance(s.iter, ast.Call) and isinstance(s.iter.args[0], ast.Call)
+        inner = s.iter.args[0]
+        start, stop, step = self._range_values(inner)
+        if not isinstance(step, ConstantInt):
+            raise self.src.error(inner, "reversed(range(...)) needs a constant step",
+                                 "reversed(range(a, b)) or a literal step")
+        k = step.value
+        b = self.b
+        # n = max(0, ceil((b - a) / k)) = max(0, (b - a + k - sign(k)) // k)
+        span = b.add(b.sub(stop, start), ConstantInt(T.I64, k - (1 if k > 0 else -1)))
+        n = self._int_floor_divmod(span, ConstantInt(T.I64, k), False)
+        n = b.select(b.icmp("slt", n, ConstantInt(T.I64, 0)), ConstantInt(T.I64, 0), n)
+        last = b.add(start, b.mul(b.sub(n, ConstantInt(T.I64, 1)), ConstantInt(T.I64, k)))
+        self._emit_for(s, last, b.sub(start, ConstantInt(T.I64, k)), ConstantInt(T.I64, -k),
+                       -k)
 
     def _emit_for(self, s: ast.For, start: Value, stop: Value, step: Value,
                   step_const: int | None) -> None:
@@ -601,3 +628,10 @@ def _drop_unreachable_blocks(fn: Function) -> None:
 
 
 __all__ = ["BOOL", "CompileSession", "Compiled", "ErrorSite", "FunctionCompiler", "NONE"]
+
+
+def _is_reversed_range(e: ast.expr) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and \
+        e.func.id == "reversed" and len(e.args) == 1 and not e.keywords and \
+        isinstance(e.args[0], ast.Call) and isinstance(e.args[0].func, ast.Name) and \
+        e.args[0].func.id == "range"

@@ -217,7 +217,7 @@ class ExpressionCompiler:
             if isinstance(op, ast.Mult):
                 return SVal(t, b.fmul(x, y))
             if isinstance(op, ast.FloorDiv):
-                return SVal(t, emit_math(b, self.fn.parent, "floor", [b.fdiv(x, y)]))
+                return SVal(t, self._float_floordiv(x, y))
             if isinstance(op, ast.Mod):
                 return SVal(t, self._float_mod(x, y))
         else:
@@ -233,6 +233,27 @@ class ExpressionCompiler:
                            x, y, 0)
                 return SVal(t, self._int_floor_divmod(x, y, mod))
         raise self.src.error(e, f"operator {type(op).__name__} is not supported here")
+
+    def _float_floordiv(self, x: Value, y: Value) -> Value:
+        """Python's (and NumPy's) float `//`: from the remainder, as CPython's float_divmod
+        computes it, not floor(x / y) (1.0 // 0.1 is 9.0; 1.0 / 0.1 rounds to 10.0):
+        div = (x - fmod(x, y)) / y, less one when the remainder's sign differs from y's,
+        rounded to the nearest integer; a zero quotient takes the sign of x / y; y == 0
+        gives x / y (inf or nan, NumPy's result: Python raises, `domain_checks`)."""
+        b = self.b
+        module = self.fn.parent
+        zero, one, half = (const_float(x.type, v) for v in (0.0, 1.0, 0.5))
+        r = b.frem(x, y)
+        div = b.fdiv(b.fsub(x, r), y)
+        adjust = b.binop("and", b.fcmp("one", r, zero),
+                         b.binop("xor", b.fcmp("olt", r, zero), b.fcmp("olt", y, zero)))
+        div = b.select(adjust, b.fsub(div, one), div)
+        floor = emit_math(b, module, "floor", [div])
+        floor = b.select(b.fcmp("ogt", b.fsub(div, floor), half), b.fadd(floor, one), floor)
+        quotient = b.fdiv(x, y)
+        signed_zero = emit_math(b, module, "copysign", [zero, quotient])
+        out = b.select(b.fcmp("oeq", div, zero), signed_zero, floor)
+        return b.select(b.fcmp("oeq", y, zero), quotient, out)
 
     def _float_mod(self, x: Value, y: Value) -> Value:
         """Python's float %: the result has the sign of the divisor."""

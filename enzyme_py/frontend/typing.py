@@ -51,6 +51,12 @@ from enzyme_py.frontend.ftypes import (
 )
 from enzyme_py.frontend.tree_typing import TreeTyper
 
+# Python's bools count (True + True == 2, -True == -1); NumPy's (np.bool_, the elements of
+# boolean arrays, comparisons of NumPy values) do logic (True + True is True; - is a
+# TypeError). A scalar bool here may be either, so the ambiguous operators are refused.
+_AMBIGUOUS_BOOL = ("'{op}' on bools is ambiguous: Python counts (True + True == 2), NumPy's "
+                   "bools do logic (True + True is True)")
+_BOOL_HINT = "int(a) + int(b) to count; a | b, a & b, a != b for logic"
 
 class Typer(CallTyper, TreeTyper):
     def __init__(self, fdef: ast.FunctionDef, arg_types: dict[str, FType],
@@ -360,6 +366,10 @@ class Typer(CallTyper, TreeTyper):
                                          "~mask for element-wise not")
                 if isinstance(e.op, ast.Invert) and t.elem.is_float:
                     raise self.src.error(e, "~ needs an integer or boolean array")
+                if isinstance(e.op, ast.USub) and t.elem == BOOL:  # (NumPy's TypeError)
+                    raise self.src.error(e, "the - operator is not supported on a boolean "
+                                         "array (as in NumPy)", "~mask or np.logical_not(mask)"
+                                         " to negate; mask.astype(int) to count")
                 elem = t.elem if t.elem != BOOL or isinstance(e.op, ast.Invert) else I64
                 return Array(elem, t.ndim)
             if isinstance(e.op, ast.Not):
@@ -368,6 +378,8 @@ class Typer(CallTyper, TreeTyper):
                 raise self.src.error(e, f"unary operators need a number, not {t}")
             if isinstance(e.op, ast.Invert) and t == BOOL:
                 return I64
+            if isinstance(e.op, ast.USub) and t == BOOL:
+                raise self.src.error(e, _AMBIGUOUS_BOOL.format(op="-"), _BOOL_HINT)
             return I64 if t == BOOL else t
         if isinstance(e, ast.Compare):
             subs = [e.left, *e.comparators]
@@ -465,6 +477,9 @@ class Typer(CallTyper, TreeTyper):
             if a.is_float or b.is_float:
                 raise self.src.error(e, "bitwise operators need integers")
             return arithmetic_result(a, b)
+        if isinstance(op, (ast.Add, ast.Sub)) and a == BOOL and b == BOOL:
+            raise self.src.error(e, _AMBIGUOUS_BOOL.format(op="+" if isinstance(op, ast.Add)
+                                                           else "-"), _BOOL_HINT)
         if isinstance(op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
             return arithmetic_result(a, b)
         raise self.src.error(e, f"operator {type(op).__name__} is not supported")
@@ -603,6 +618,10 @@ def _is_newaxis(typer: Typer, e: ast.expr) -> bool:
 
 
 def _is_range(it: ast.expr) -> bool:
+    """`range(...)` or `reversed(range(...))`."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+            it.func.id == "reversed" and len(it.args) == 1 and not it.keywords:
+        it = it.args[0]
     return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
 
@@ -610,7 +629,7 @@ def _for_target(s: ast.For, src: SourceInfo) -> str:
     if not isinstance(s.target, ast.Name):
         raise src.error(s.target, "the loop variable must be a plain name")
     it = s.iter
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+    if not _is_range(it):
         raise src.error(it, "only 'for ... in range(...)' loops are supported",
                         "for i in range(stop), range(start, stop), range(start, stop, step)")
     return s.target.id

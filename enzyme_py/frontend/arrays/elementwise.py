@@ -100,6 +100,10 @@ def binop(c: Compiling, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Lazy
         kinds = [None, None]
     else:
         kinds = [elem, elem]
+    if elem == BOOL and isinstance(op, (ast.Add, ast.Mult)):  # NumPy's logic: or, and
+        logic = "or" if isinstance(op, ast.Add) else "and"
+        return lift(c, [a, b], BOOL, lambda v: SVal(BOOL, c.b.binop(
+            logic, convert(c.b, v[0], BOOL).v, convert(c.b, v[1], BOOL).v)), node, kinds)
     return lift(c, [a, b], elem, lambda v: c.binop(op, v[0], v[1], node), node, kinds)
 
 

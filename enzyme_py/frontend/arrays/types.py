@@ -46,7 +46,12 @@ def binop_elem(op: ast.operator, types: list[FType]) -> Scalar:
         if t.is_float or t == BOOL:
             raise TypeError("shifts need integer arrays")
         return t
-    if t == BOOL:  # arithmetic on booleans counts in integers
+    if t == BOOL:  # NumPy's booleans: + is or, * is and, - is refused; others count
+        if isinstance(op, (ast.Add, ast.Mult)):
+            return BOOL
+        if isinstance(op, ast.Sub):
+            raise TypeError("the - operator is not supported on boolean arrays (as in "
+                            "NumPy): use ^ or np.logical_xor, or .astype(int) to count")
         return I64
     return t
 

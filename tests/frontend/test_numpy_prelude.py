@@ -1,0 +1,83 @@
+"""NumPy functions compiled from Python stand-ins (`frontend/numpy_prelude.py`): values as
+NumPy's, gradients as JAX's, a keyword the stand-in lacks refused by name, and kept by the
+persistent cache like any call."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+from enzyme_py.frontend.errors import FrontendError
+
+
+def differences(x, X):
+    return np.sum(np.diff(x) ** 2) + np.sum(np.diff(X) * X[:, 1:])
+
+
+def spreads(x):
+    return np.ptp(x) * np.count_nonzero(x > 0.5)
+
+
+def triangles(X):
+    return np.sum(np.tril(X) * X) + np.sum(np.triu(X, 1) ** 2) + np.sum(np.tril(X, -1))
+
+
+def flips(X):
+    return np.sum(np.flipud(X) * X) + np.sum(np.fliplr(X) * X * 0.5)
+
+
+def ufunc_names(x, y):
+    picked = np.where(np.logical_or(x > 0.5, y < 0), np.multiply(x, y), np.add(x, -y))
+    return (np.sum(picked) + np.sum(np.reciprocal(x + 2.0)) + np.sum(np.divide(x, y + 3.0))
+            + np.sum(np.negative(x)) + np.sum(np.subtract(x, y) ** 2)
+            + np.sum(np.logical_not(x > 0.5) * y) + np.sum(np.logical_xor(x > 0.5, y > 0) * x)
+            + np.sum(np.logical_and(x, y) * x))
+
+
+def _run_with(f, module, *args):
+    """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
+    g = f.__globals__.copy()
+    g["np"] = module
+    return type(f)(f.__code__, g)(*args)
+
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((4, 5))
+x, y = RNG.uniform(0.1, 1.0, 7), RNG.standard_normal(7)
+SQ = RNG.standard_normal((4, 4))
+CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,), (0,)),
+         (flips, (SQ,), (0,)), (ufunc_names, (x, y), (0, 1))]
+
+
+@pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
+def test_stand_ins_compute_numpy_s_values_and_jax_s_gradients(f, args, nums) -> None:
+    assert ez.jit(f)(*args) == pytest.approx(f(*args), rel=1e-13)
+    got = ez.grad(f, argnums=nums)(*args)
+    got = got if isinstance(got, tuple) else (got,)
+    with jax.enable_x64(True):
+        want = jax.grad(lambda *a: _run_with(f, jnp, *a), argnums=nums)(*args)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=1e-12, atol=1e-14)
+
+
+def twice_differenced(x):
+    return np.sum(np.diff(x, n=2))
+
+
+def test_a_keyword_the_stand_in_lacks_is_refused_by_name() -> None:
+    with pytest.raises(FrontendError, match="diff\\(\\) got an unexpected keyword argument 'n'"):
+        ez.jit(twice_differenced)(x)
+
+
+def test_calls_of_stand_ins_are_cached(tmp_path, monkeypatch) -> None:
+    from enzyme_py.stage_times import collecting
+
+    monkeypatch.setenv("ENZYME_PY_CACHE_DIR", str(tmp_path))
+    ez.jit(differences, cache=True)(x, X)
+    assert len(list(tmp_path.glob("*.pkl"))) == 1
+    with collecting() as st:
+        assert ez.jit(differences, cache=True)(x, X) == pytest.approx(differences(x, X))
+    assert "front end" not in {s.name for s in st}
