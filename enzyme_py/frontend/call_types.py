@@ -122,7 +122,12 @@ class CallTyper:
             raise self.src.error(e, "*args in calls is not supported")
         # string literals (einsum subscripts, norm orders) are read from the nodes
         types = [STRING if _is_string(n) or self.is_dtype(n) else
+                 NONE if _is_none(n) else
                  self.literal_type(n, lenient) for n in nodes]
+        for n, t in zip(nodes, types, strict=True):
+            if t is NONE and getattr(entry, "name", "") not in _TAKES_NONE:
+                raise self.src.error(n, f"None is not an argument of "
+                                     f"{getattr(entry, 'name', 'this function')}() here")
         adds_up = self.resolve_global(e.func) is builtins.sum  # sum(t): its children
         for n, t in zip(nodes, types, strict=True):
             if not adds_up and (isinstance(t, Tree) and not isinstance(n, ast.List | ast.Tuple)
@@ -292,6 +297,13 @@ def is_user_function(fn: object) -> bool:
     """A Python function compiled too (module-level, with a custom rule, or local)."""
     return isinstance(fn, CustomRule | local_functions.LocalFunction) or \
         callable(fn) and hasattr(fn, "__code__")
+
+
+_TAKES_NONE = frozenset({"clip"})  # functions whose positional None means "no bound"
+
+
+def _is_none(e: ast.expr) -> bool:
+    return isinstance(e, ast.Constant) and e.value is None
 
 
 def _is_string(e: ast.expr) -> bool:

@@ -53,7 +53,7 @@ def _registered_call(c: Compiling, e: ast.Call, entry: Any, receiver: ast.expr |
     from enzyme_py.frontend.arrays.registry import EmitCall
 
     nodes = ([receiver] if receiver is not None else []) + list(e.args)
-    args = [n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else
+    args = [n.value if isinstance(n, ast.Constant) and isinstance(n.value, str | None) else
             c.typer.resolve_global(n) if c.typer.is_dtype(n) else
             comprehensions.lazy(c, n, entry.filters) if isinstance(n, ast.ListComp |
                                                                     ast.GeneratorExp) and

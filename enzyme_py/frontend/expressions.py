@@ -442,7 +442,7 @@ class ExpressionCompiler:
 
     def array_index(self, e: ast.Subscript) -> ast.expr | None:
         """The index of `x[mask]` / `x[idx]` (one index, an array), else None."""
-        if isinstance(e.slice, ast.Tuple | ast.Slice) or \
+        if isinstance(e.slice, ast.Tuple | ast.Slice) or views.is_newaxis(self, e.slice) or \
                 self.typer.container_of(e.value) is not None:
             return None
         t = self.typer.expr_type(e.slice)

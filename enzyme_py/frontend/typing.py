@@ -495,7 +495,8 @@ class Typer(CallTyper, TreeTyper):
         if not isinstance(base, Array):
             raise self.src.error(e, f"cannot index {base}", "indexing arrays: a[i], a[i, j]")
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        if len(idx) == 1 and not isinstance(idx[0], ast.Slice):
+        if len(idx) == 1 and not isinstance(idx[0], ast.Slice) and \
+                not _is_newaxis(self, idx[0]):
             it = self.expr_type(idx[0], lenient)
             if isinstance(it, Array):  # x[mask], x[idx] (see `arrays.masks`)
                 if it.elem == BOOL:

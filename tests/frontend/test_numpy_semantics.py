@@ -120,3 +120,19 @@ def test_reversed_range_runs_the_same_values_backwards() -> None:
     f = ez.jit(strided_backwards)
     for a, b in itertools.product(range(0, 12), range(-1, 19)):
         assert f(x, a, b) == pytest.approx(strided_backwards(x, a, b), rel=1e-15), (a, b)
+
+
+def new_axis_alone(x):
+    return np.sum(x[None] * x[:, None])
+
+
+def one_sided_clips(x):
+    return np.sum(np.clip(x, -0.5, None) ** 2) + np.sum(np.clip(x, None, 0.3))
+
+
+def test_a_bare_new_axis_and_a_missing_clip_bound_are_numpy_s() -> None:
+    x = np.array([0.9, -0.7, 0.2, -0.1])
+    assert ez.jit(new_axis_alone)(x) == pytest.approx(new_axis_alone(x), rel=1e-15)
+    np.testing.assert_allclose(ez.grad(new_axis_alone)(x), 2.0 * np.sum(x), rtol=1e-15)
+    assert ez.jit(one_sided_clips)(x) == pytest.approx(one_sided_clips(x), rel=1e-15)
+    np.testing.assert_allclose(ez.grad(one_sided_clips)(x), [1.8, 1.0, 1.4, 0.8], rtol=1e-15)

@@ -22,7 +22,7 @@ from enzyme_py.frontend.arrays import views
 from enzyme_py.frontend.arrays.elementwise import lift, where
 from enzyme_py.frontend.arrays.linalg import matmul, matmul_type
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
-from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar, Tree, Tuple
+from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, NoneType, Scalar, Tree, Tuple
 from enzyme_py.frontend.tree_values import TVal
 from enzyme_py.frontend.trees import iterated
 from enzyme_py.frontend.values import SVal, const, convert
@@ -72,20 +72,26 @@ def _clip_type(call: TypeCall) -> FType | None:
     call.only("a_min", "a_max", "min", "max")
     types = [call.args[0]]
     for k in ("a_min", "a_max", "min", "max"):
-        if k in call.keywords:
+        if k in call.keywords and not _is_none(call.keywords[k]):
             types.append(call.typeof(call.keywords[k]))
-    types += call.args[1:]
+    types += [t for t in call.args[1:] if not isinstance(t, NoneType)]  # (None: no bound)
     if any(t is None for t in types):
         return None
     return _elementwise_type(AT.promote(types), types)  # type: ignore[arg-type]
+
+
+def _is_none(e: ast.expr) -> bool:
+    return isinstance(e, ast.Constant) and e.value is None
 
 
 def _bounds(call: EmitCall) -> tuple[Any, Any]:
     lo_e = call.keywords.get("a_min", call.keywords.get("min"))
     hi_e = call.keywords.get("a_max", call.keywords.get("max"))
     rest = list(call.args[1:])
-    lo = call.c.expr(lo_e) if lo_e is not None else (rest.pop(0) if rest else None)
-    hi = call.c.expr(hi_e) if hi_e is not None else (rest.pop(0) if rest else None)
+    lo = (None if _is_none(lo_e) else call.c.expr(lo_e)) if lo_e is not None else \
+        (rest.pop(0) if rest else None)
+    hi = (None if _is_none(hi_e) else call.c.expr(hi_e)) if hi_e is not None else \
+        (rest.pop(0) if rest else None)
     return lo, hi
 
 
