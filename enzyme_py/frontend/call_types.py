@@ -124,8 +124,8 @@ class CallTyper:
         types = [STRING if _is_string(n) or self.is_dtype(n) else
                  NONE if _is_none(n) else
                  self.literal_type(n, lenient) for n in nodes]
-        for n, t in zip(nodes, types, strict=True):
-            if t is NONE and getattr(entry, "name", "") not in _TAKES_NONE:
+        for n in nodes:
+            if _is_none(n) and getattr(entry, "name", "") not in _TAKES_NONE:
                 raise self.src.error(n, f"None is not an argument of "
                                      f"{getattr(entry, 'name', 'this function')}() here")
         adds_up = self.resolve_global(e.func) is builtins.sum  # sum(t): its children
