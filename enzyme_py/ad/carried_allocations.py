@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from enzyme_py.ad.block_uses import ACCESS, ESCAPE, FREE, use_of
 from enzyme_py.analysis.loops import Loop
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -43,7 +44,6 @@ from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import ConstantKeyword, Value
 
 NULL = ConstantKeyword(T.PTR, "null")
-_MEMORY_INTRINSICS = ("llvm.memset.", "llvm.memcpy.", "llvm.memmove.")
 
 
 @dataclass
@@ -65,32 +65,18 @@ def plan(call: I.Call, inner: Loop, users: dict[int, list[I.Instruction]],
     while todo:
         v = todo.pop()
         for user in users.get(id(v), []):
-            if isinstance(user, I.Call) and not isinstance(user, I.Invoke):
-                name = user.callee_name or ""
-                if name == "free":
-                    frees.append(user)
-                elif not name.startswith(_MEMORY_INTRINSICS) or user.callee is v:
-                    return None
+            use = use_of(user, v)
+            if use == FREE:
+                frees.append(user)  # type: ignore[arg-type]
                 continue
-            if isinstance(user, I.Load) or user.opcode == "icmp":
-                continue
-            if isinstance(user, I.Store):
-                if user.value is v:
-                    return None
-                continue
-            if isinstance(user, I.GetElementPtr):
-                if user.pointer is not v:
-                    return None
-            elif isinstance(user, I.Select):
-                if user.operands[0] is v:
-                    return None
-            elif isinstance(user, I.Phi):
-                if user.parent in headers:
-                    if carrier is not None or not _carries(user, v, inner):
-                        return None
-                    carrier = user
-            else:
+            if use == ESCAPE:
                 return None
+            if use == ACCESS:
+                continue
+            if isinstance(user, I.Phi) and user.parent in headers:
+                if carrier not in (None, user) or not _carries(user, v, inner):
+                    return None
+                carrier = user
             if id(user) not in derived:
                 derived.add(id(user))
                 todo.append(user)

@@ -40,6 +40,7 @@ whose zeroing is per allocation); a loop without a preheader is left alone.
 from __future__ import annotations
 
 from enzyme_py.ad import carried_allocations
+from enzyme_py.ad.block_uses import ACCESS, ESCAPE, FREE, use_of
 from enzyme_py.analysis.loops import Loop, find_loops
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
@@ -48,8 +49,6 @@ from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.dominance import dominators
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import Argument, Constant, Value
-
-_MEMORY_INTRINSICS = ("llvm.memset.", "llvm.memcpy.", "llvm.memmove.")
 
 
 def hoist_allocations(fn: Function) -> int:
@@ -143,47 +142,24 @@ def _frees_if_private(call: I.Call, lp: Loop, users: dict[int, list[I.Instructio
     while todo:
         v = todo.pop()
         for user in users.get(id(v), []):
-            if isinstance(user, I.Call) and user.callee_name == "free":
-                frees.append(user)
+            use = use_of(user, v)
+            if use == FREE:
+                frees.append(user)  # type: ignore[arg-type]
                 continue
-            if user.parent is None:
+            if use == ESCAPE or user.parent is None:
                 return None
             if user.parent not in lp.blocks:
                 # after the loop: only merges (an exit's lcssa phi) on the way to a free
                 if not isinstance(user, I.Phi) or not _merges(user, derived, call):
                     return None
-                if id(user) not in derived:
-                    derived.add(id(user))
-                    outside.add(id(user))
-                    todo.append(user)
-                continue
-            if id(v) in outside:
+                outside.add(id(user))
+            elif id(v) in outside:
                 return None
-            if isinstance(user, I.Load):
+            elif use == ACCESS:
                 continue
-            if isinstance(user, I.Store):
-                if user.value is v:  # the pointer itself stored: it escapes
-                    return None
-                continue
-            if user.opcode == "icmp":
-                continue
-            if isinstance(user, I.Call):
-                name = user.callee_name or ""
-                if not name.startswith(_MEMORY_INTRINSICS) or user.callee is v:
-                    return None
-                continue
-            if isinstance(user, I.GetElementPtr):
-                if user.pointer is not v:
-                    return None
-            elif isinstance(user, I.Phi | I.Select):
-                if user.parent in headers:
-                    return None  # (carried to the next iteration)
-                if isinstance(user, I.Select) and user.operands[0] is v:
-                    return None
-                if not _merges(user, derived, call):
-                    return None
-            else:
-                return None
+            elif isinstance(user, I.Phi | I.Select) and (
+                    user.parent in headers or not _merges(user, derived, call)):
+                return None  # (a header phi carries it to the next iteration)
             if id(user) not in derived:
                 derived.add(id(user))
                 todo.append(user)

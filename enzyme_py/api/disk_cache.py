@@ -73,8 +73,8 @@ def _package_sources() -> str:
     the key, and the sources are hashed again."""
     package = Path(__file__).resolve().parent.parent
     paths = sorted(package.rglob("*.py"))
-    stats = [(str(p.relative_to(package)), p.stat().st_mtime_ns, p.stat().st_size)
-             for p in paths]
+    stats = [(str(p.relative_to(package)), st.st_mtime_ns, st.st_size)
+             for p in paths for st in (p.stat(),)]
     key = hashlib.sha256(repr((str(package), stats)).encode()).hexdigest()[:32]
     memo = cache_dir() / f"sources-{key}.txt"
     try:

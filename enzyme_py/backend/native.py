@@ -382,37 +382,25 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
         globals_ = [gv.name for gv in module.global_variables
                     if not gv.is_declaration and gv.linkage not in _HIDDEN]
         externals = tuple(_declared(module))
-    if missing:
-        raise BackendError("external symbols are neither defined in the module nor found in "
-                           f"the process: {', '.join('@' + n for n in missing)}")
+    _check_resolved(missing)
     wrappers = [info for info in functions.values() if _returns_struct(info)]
-    builder = llvm.JITLibraryBuilder().add_current_process()
     link_text = "\n\n".join([optimized, *map(_sret_wrapper, wrappers)]) + "\n"
     obj = object_code
     if obj is None and keep_object:
         with stage("LLVM: code generation (object file)"):
             obj = _emit_object(link_text, opt_level)
-    if obj is not None:
-        builder.add_object_img(obj)
-    else:
-        builder.add_ir(link_text)
+    if obj is not None:  # (linked as the persistent cache links it)
+        manifest = LinkManifest(functions, tuple(globals_),
+                                tuple(_sret_name(info.name) for info in wrappers), externals)
+        return link_object(optimized, obj, manifest, opt_level)
+    builder = llvm.JITLibraryBuilder().add_current_process()
+    builder.add_ir(link_text)
     exports = [*functions, *globals_, *(_sret_name(info.name) for info in wrappers)]
-    for name in exports:
-        builder.export_symbol(name)
-    try:
-        with stage("LLVM: code generation and linking"):
-            tracker = _link(builder, opt_level,
-                            0 if object_code is not None else _instruction_count(link_text))
-    except RuntimeError as err:
-        raise BackendError(f"LLVM could not compile and link the module: {err} (a symbol "
-                           "the code generator calls may be missing from the process; LLVM "
-                           "names it on stderr)") from None
-    jm = JITModule(optimized, tracker, {name: tracker[name] for name in exports}, functions)
-    jm.object = obj
-    if obj is not None:
-        jm.manifest = LinkManifest(functions, tuple(globals_),
-                                   tuple(_sret_name(info.name) for info in wrappers), externals)
-    return jm
+    with stage("LLVM: code generation and linking"):
+        tracker = _linked(builder, exports, opt_level, _instruction_count(link_text),
+                          "compile and link the module", " (a symbol the code generator "
+                          "calls may be missing from the process; LLVM names it on stderr)")
+    return JITModule(optimized, tracker, {name: tracker[name] for name in exports}, functions)
 
 
 def link_object(text: str, object_code: bytes, manifest: LinkManifest,
@@ -422,24 +410,33 @@ def link_object(text: str, object_code: bytes, manifest: LinkManifest,
     cache's fast path. Its external symbols must still be found in the process."""
     _check_level(opt_level)
     _host()  # (the libraries the code may call are loaded with the host)
-    missing = [n for n in manifest.externals if not llvm.address_of_symbol(n)]
-    if missing:
-        raise BackendError("external symbols are neither defined in the module nor found in "
-                           f"the process: {', '.join('@' + n for n in missing)}")
+    _check_resolved([n for n in manifest.externals if not llvm.address_of_symbol(n)])
     builder = llvm.JITLibraryBuilder().add_current_process()
     builder.add_object_img(object_code)
     exports = [*manifest.functions, *manifest.globals, *manifest.wrappers]
-    for name in exports:
-        builder.export_symbol(name)
-    try:
-        with stage("LLVM: linking"):
-            tracker = _link(builder, opt_level, 0)
-    except RuntimeError as err:
-        raise BackendError(f"LLVM could not link the object file: {err}") from None
+    with stage("LLVM: linking"):
+        tracker = _linked(builder, exports, opt_level, 0, "link the object file")
     jm = JITModule(text, tracker, {name: tracker[name] for name in exports},
                    dict(manifest.functions))
     jm.object, jm.manifest = object_code, manifest
     return jm
+
+
+def _linked(builder: llvm.JITLibraryBuilder, exports: list[str], level: int, size: int,
+            what: str, hint: str = "") -> Any:
+    """`builder` with `exports` exported, linked (`_link`); a failure is a `BackendError`."""
+    for name in exports:
+        builder.export_symbol(name)
+    try:
+        return _link(builder, level, size)
+    except RuntimeError as err:
+        raise BackendError(f"LLVM could not {what}: {err}{hint}") from None
+
+
+def _check_resolved(missing: list[str]) -> None:
+    if missing:
+        raise BackendError("external symbols are neither defined in the module nor found in "
+                           f"the process: {', '.join('@' + n for n in missing)}")
 
 
 def _emit_object(text: str, level: int) -> bytes:

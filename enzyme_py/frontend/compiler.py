@@ -443,8 +443,9 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         if s.orelse:
             raise self.src.error(s, "for ... else is not supported",
                                  "a flag variable set before break")
-        if _is_reversed_range(s.iter):
-            self._for_reversed_range(s)
+        loop_range = iteration.range_call(s.iter)
+        if loop_range is not None and loop_range[1]:
+            self._for_reversed_range(s, loop_range[0])
             return
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name) and
                 s.iter.func.id == "range"):
@@ -491,11 +492,9 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             raise self.src.error(args[2], "range() step must not be zero")
         return start, stop, step
 
-    def _for_reversed_range(self, s: ast.For) -> None:
+    def _for_reversed_range(self, s: ast.For, inner: ast.Call) -> None:
         """`for i in reversed(range(a, b, k))` (k a constant): the same values backwards,
         `range(a + (n - 1) k, a - k, -k)` with n = len(range(a, b, k))."""
-        assert isinstance(s.iter, ast.Call) and isinstance(s.iter.args[0], ast.Call)
-        inner = s.iter.args[0]
         start, stop, step = self._range_values(inner)
         if not isinstance(step, ConstantInt):
             raise self.src.error(inner, "reversed(range(...)) needs a constant step",
@@ -628,10 +627,3 @@ def _drop_unreachable_blocks(fn: Function) -> None:
 
 
 __all__ = ["BOOL", "CompileSession", "Compiled", "ErrorSite", "FunctionCompiler", "NONE"]
-
-
-def _is_reversed_range(e: ast.expr) -> bool:
-    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and \
-        e.func.id == "reversed" and len(e.args) == 1 and not e.keywords and \
-        isinstance(e.args[0], ast.Call) and isinstance(e.args[0].func, ast.Name) and \
-        e.args[0].func.id == "range"

@@ -49,3 +49,14 @@ def parse(s: ast.For, resolve: Callable[[ast.expr], object], error: Callable) ->
 
 def _call_of(e: ast.expr, fn: object, resolve: Callable[[ast.expr], object]) -> bool:
     return isinstance(e, ast.Call) and resolve(e.func) is fn
+
+
+def range_call(it: ast.expr) -> tuple[ast.Call, bool] | None:
+    """`(range(...) call, reversed)` of a loop over `range(...)` or `reversed(range(...))`."""
+    backwards = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+        it.func.id == "reversed" and len(it.args) == 1 and not it.keywords
+    inner = it.args[0] if backwards else it  # type: ignore[attr-defined]
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and \
+            inner.func.id == "range":
+        return inner, backwards
+    return None

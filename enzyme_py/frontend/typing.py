@@ -620,10 +620,7 @@ def _is_newaxis(typer: Typer, e: ast.expr) -> bool:
 
 def _is_range(it: ast.expr) -> bool:
     """`range(...)` or `reversed(range(...))`."""
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
-            it.func.id == "reversed" and len(it.args) == 1 and not it.keywords:
-        it = it.args[0]
-    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+    return iteration.range_call(it) is not None
 
 
 def _for_target(s: ast.For, src: SourceInfo) -> str:
