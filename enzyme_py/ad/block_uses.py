@@ -9,6 +9,8 @@ a pointer into the block (GEP, phi, select), to be walked in turn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.values import Value
 
@@ -34,3 +36,33 @@ def use_of(user: I.Instruction, v: Value) -> str:
     if isinstance(user, I.Select):
         return ESCAPE if user.operands[0] is v else DERIVE
     return DERIVE if isinstance(user, I.Phi) else ESCAPE
+
+
+# judge(user, v, use, derived): None to give up, False for a use to accept, True for a
+# pointer derived from the block, to walk in turn
+Judge = Callable[[I.Instruction, Value, str, set[int]], bool | None]
+
+
+def walk(call: I.Call, users: dict[int, list[I.Instruction]],
+         judge: Judge) -> list[I.Call] | None:
+    """Every use of the block `call` makes, through the pointers derived from it: the `free`
+    calls of it, or None when a use escapes or `judge` gives up."""
+    derived: set[int] = {id(call)}
+    todo: list[Value] = [call]
+    frees: list[I.Call] = []
+    while todo:
+        v = todo.pop()
+        for user in users.get(id(v), []):
+            use = use_of(user, v)
+            if use == FREE:
+                frees.append(user)  # type: ignore[arg-type]
+                continue
+            if use == ESCAPE:
+                return None
+            verdict = judge(user, v, use, derived)
+            if verdict is None:
+                return None
+            if verdict and id(user) not in derived:
+                derived.add(id(user))
+                todo.append(user)
+    return frees

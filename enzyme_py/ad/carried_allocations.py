@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from enzyme_py.ad.block_uses import ACCESS, ESCAPE, FREE, use_of
+from enzyme_py.ad.block_uses import ACCESS, walk
 from enzyme_py.analysis.loops import Loop
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -58,31 +58,23 @@ def plan(call: I.Call, inner: Loop, users: dict[int, list[I.Instruction]],
          headers: set[Block]) -> Carried | None:
     """The frees and the carrying phi of the block `call` makes in loop `inner` (its
     innermost loop), if the conditions of the module docstring hold; None otherwise."""
-    derived: set[int] = {id(call)}
-    todo: list[Value] = [call]
-    frees: list[I.Call] = []
-    carrier: I.Phi | None = None
-    while todo:
-        v = todo.pop()
-        for user in users.get(id(v), []):
-            use = use_of(user, v)
-            if use == FREE:
-                frees.append(user)  # type: ignore[arg-type]
-                continue
-            if use == ESCAPE:
+    carrier: list[I.Phi] = []
+
+    def judge(user: I.Instruction, v: Value, use: str, derived: set[int]) -> bool | None:
+        if use == ACCESS:
+            return False
+        if isinstance(user, I.Phi) and user.parent in headers:
+            if carrier not in ([], [user]) or not _carries(user, v, inner):
                 return None
-            if use == ACCESS:
-                continue
-            if isinstance(user, I.Phi) and user.parent in headers:
-                if carrier not in (None, user) or not _carries(user, v, inner):
-                    return None
-                carrier = user
-            if id(user) not in derived:
-                derived.add(id(user))
-                todo.append(user)
-    if carrier is not None and not _fresh_each_time(carrier, inner):
+            carrier[:] = [user]
+        return True
+
+    frees = walk(call, users, judge)
+    if frees is None:
         return None
-    return Carried(frees, carrier)
+    if carrier and not _fresh_each_time(carrier[0], inner):
+        return None
+    return Carried(frees, carrier[0] if carrier else None)
 
 
 def _carries(phi: I.Phi, v: Value, inner: Loop) -> bool:

@@ -40,7 +40,7 @@ whose zeroing is per allocation); a loop without a preheader is left alone.
 from __future__ import annotations
 
 from enzyme_py.ad import carried_allocations
-from enzyme_py.ad.block_uses import ACCESS, ESCAPE, FREE, use_of
+from enzyme_py.ad.block_uses import ACCESS, walk
 from enzyme_py.analysis.loops import Loop, find_loops
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
@@ -135,35 +135,28 @@ def _frees_if_private(call: I.Call, lp: Loop, users: dict[int, list[I.Instructio
                       headers: set[Block]) -> list[I.Call] | None:
     """The `free` calls of the block `call` makes, if its lifetime ends within an iteration
     of `lp` (see the module docstring); None otherwise."""
-    derived: set[int] = {id(call)}
     outside: set[int] = set()  # derived merges after the loop (used only by frees, merges)
-    todo: list[Value] = [call]
-    frees: list[I.Call] = []
-    while todo:
-        v = todo.pop()
-        for user in users.get(id(v), []):
-            use = use_of(user, v)
-            if use == FREE:
-                frees.append(user)  # type: ignore[arg-type]
-                continue
-            if use == ESCAPE or user.parent is None:
+
+    def judge(user: I.Instruction, v: Value, use: str, derived: set[int]) -> bool | None:
+        if user.parent is None:
+            return None
+        if user.parent not in lp.blocks:
+            # after the loop: only merges (an exit's lcssa phi) on the way to a free
+            if not isinstance(user, I.Phi) or not _merges(user, derived, call):
                 return None
-            if user.parent not in lp.blocks:
-                # after the loop: only merges (an exit's lcssa phi) on the way to a free
-                if not isinstance(user, I.Phi) or not _merges(user, derived, call):
-                    return None
-                outside.add(id(user))
-            elif id(v) in outside:
-                return None
-            elif use == ACCESS:
-                continue
-            elif isinstance(user, I.Phi | I.Select) and (
-                    user.parent in headers or not _merges(user, derived, call)):
-                return None  # (a header phi carries it to the next iteration)
-            if id(user) not in derived:
-                derived.add(id(user))
-                todo.append(user)
-    if not any(f.parent is not None and f.parent in lp.blocks for f in frees):
+            outside.add(id(user))
+            return True
+        if id(v) in outside:
+            return None
+        if use == ACCESS:
+            return False
+        if isinstance(user, I.Phi | I.Select) and (
+                user.parent in headers or not _merges(user, derived, call)):
+            return None  # (a header phi carries it to the next iteration)
+        return True
+
+    frees = walk(call, users, judge)
+    if frees is None or not any(f.parent is not None and f.parent in lp.blocks for f in frees):
         return None
     return frees
 
