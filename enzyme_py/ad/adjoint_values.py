@@ -1,7 +1,11 @@
 """Adjoint arithmetic: the empty adjoint of a type and the sum of two adjoints.
 
-Invariant: only float-carrying parts are summed; the other fields of an aggregate keep the
-first operand's value (they carry no derivative).
+Invariants: only float-carrying parts are summed; the other fields of an aggregate keep the
+first operand's value (they carry no derivative). A sum of adjoints carries `reassoc` (and
+the builder's fast-math flags): the chain rule adds the contributions of a value's uses in
+no order the source gives, so LLVM may reorder these sums (a value used in every iteration
+of a loop gets a vectorized sum of its contributions) while the primal's own arithmetic is
+kept as written unless fast math is asked for.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ def add_values(b: Builder, a: Value, x: Value) -> Value:
     """`a + x` for floats, float vectors, and aggregates of them (other fields keep `a`)."""
     t = a.type
     if t.is_fp_or_fp_vector:
-        return b.fadd(a, x)
+        return b.fadd(a, x, flags=_sum_flags(b))
     if isinstance(t, (T.ArrayType, T.StructType, T.IdentifiedStructType)):
         count = t.count if isinstance(t, T.ArrayType) else len(T.struct_elements(t))
         out = a
@@ -40,3 +44,9 @@ def add_values(b: Builder, a: Value, x: Value) -> Value:
             out = b.insertvalue(out, s, [k])
         return out
     return a
+
+
+def _sum_flags(b: Builder) -> tuple[str, ...]:
+    """The flags of an adjoint sum: the builder's fast-math flags and `reassoc`."""
+    flags = tuple(b.fast_math or ())
+    return flags if "reassoc" in flags or "fast" in flags else (*flags, "reassoc")

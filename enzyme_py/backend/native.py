@@ -263,8 +263,11 @@ _library_ids = itertools.count()
 
 # Loop strength reduction (a code generation pass) grows much faster than the code: on a
 # 14,600-instruction gradient it took 75% of a 6.5 s code generation (0.8 s without it, and
-# the code ran as fast). Above this many instructions a module is generated without it.
-LSR_LIMIT = 10_000
+# the code ran as fast); on GMM's 4,300-instruction gradient 40% (210 of 526 ms). Without it
+# the benchmarks' gradients ran 0.88-1.03x as long (interleaved, one process; primals, all
+# under 3,500 instructions: 0.95-1.05x). Above this many instructions a module is generated
+# without it.
+LSR_LIMIT = 2_000
 _lsr_off = False  # LLVM's process-wide -disable-lsr, as last set (under `_link_lock`)
 
 

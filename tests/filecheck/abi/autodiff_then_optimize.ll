@@ -17,5 +17,5 @@ entry:
 
 ; CHECK-LABEL: define double @dsquare(double %x)
 ; CHECK-NEXT: entry:
-; CHECK-NEXT: [[D:%.*]] = fadd double %x, %x
+; CHECK-NEXT: [[D:%.*]] = fadd reassoc double %x, %x
 ; CHECK-NEXT: ret double [[D]]

@@ -77,4 +77,4 @@ attributes #1 = { nocallback nocreateundeforpoison nofree nosync nounwind specul
 ; CHECK: fmul double %acc.0.d.0, %x
 ; CHECK: %acc.0.1 = load double, ptr
 ; CHECK-NEXT: [[DX:%[0-9]+]] = fmul double %acc.0.d.0, %acc.0.1
-; CHECK-NEXT: fadd double %x.d.0, [[DX]]
+; CHECK-NEXT: fadd reassoc double %x.d.0, [[DX]]

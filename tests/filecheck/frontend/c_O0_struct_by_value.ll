@@ -48,9 +48,9 @@ attributes #1 = { nocallback nocreateundeforpoison nofree nosync nounwind specul
 ; CHECK-NEXT: alloca:
 ; CHECK-NEXT: [[A:%[0-9]+]] = fmul double %dret, %1
 ; CHECK-NEXT: [[B:%[0-9]+]] = fmul double %dret, %1
-; CHECK-NEXT: [[DY:%[0-9]+]] = fadd double [[A]], [[B]]
+; CHECK-NEXT: [[DY:%[0-9]+]] = fadd reassoc double [[A]], [[B]]
 ; CHECK-NEXT: [[C:%[0-9]+]] = fmul double %dret, %0
 ; CHECK-NEXT: [[D:%[0-9]+]] = fmul double %dret, %0
-; CHECK-NEXT: [[DX:%[0-9]+]] = fadd double [[C]], [[D]]
+; CHECK-NEXT: [[DX:%[0-9]+]] = fadd reassoc double [[C]], [[D]]
 ; CHECK-NEXT: [[R:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[DX]], 0
 ; CHECK-NEXT: insertvalue { double, double } [[R]], double [[DY]], 1

@@ -164,4 +164,4 @@ attributes #5 = { noreturn nounwind }
 ; CHECK: call double @augmented__ZNK6Square4areaEd(ptr nonnull %{{[0-9]+}}, double %0,
 ; CHECK: [[DA:%[0-9]+]] = call double @diffe__ZNK6Square4areaEd(ptr nonnull %{{[0-9]+}}, double %0, double %dret,
 ; COM: total(s) = area(s) + s: the seed itself plus area's adjoint
-; CHECK: fadd double %dret, [[DA]]
+; CHECK: fadd reassoc double %dret, [[DA]]

@@ -32,8 +32,8 @@ exit:
 ; CHECK-NEXT: [[A:%[0-9]+]] = fmul double %dret, 2.000000e+00
 ; CHECK-NEXT: [[B:%[0-9]+]] = fmul double %x, 3.000000e+00
 ; CHECK-NEXT: [[C:%[0-9]+]] = fmul double %dret, [[B]]
-; CHECK-NEXT: [[D:%[0-9]+]] = fadd double [[A]], [[C]]
+; CHECK-NEXT: [[D:%[0-9]+]] = fadd reassoc double [[A]], [[C]]
 ; CHECK-NEXT: [[E:%[0-9]+]] = fmul double %dret, %x
 ; CHECK-NEXT: [[F:%[0-9]+]] = fmul double [[E]], 3.000000e+00
-; CHECK-NEXT: [[G:%[0-9]+]] = fadd double [[D]], [[F]]
+; CHECK-NEXT: [[G:%[0-9]+]] = fadd reassoc double [[D]], [[F]]
 ; CHECK-NEXT: ret double [[G]]

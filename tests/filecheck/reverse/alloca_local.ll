@@ -31,27 +31,27 @@ entry:
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.entry:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = load double, ptr %m.d
-; CHECK-NEXT: [[V1:%[0-9]+]] = fadd double [[V0]], %dret
+; CHECK-NEXT: [[V1:%[0-9]+]] = fadd reassoc double [[V0]], %dret
 ; CHECK-NEXT: store double [[V1]], ptr %m.d
 ; CHECK-NEXT: %m.d.1 = load double, ptr %m.d
 ; CHECK-NEXT: store double -0.000000e+00, ptr %m.d
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double %m.d.1, %v
 ; CHECK-NEXT: [[V3:%[0-9]+]] = load double, ptr %v.d
-; CHECK-NEXT: [[V4:%[0-9]+]] = fadd double [[V3]], [[V2]]
+; CHECK-NEXT: [[V4:%[0-9]+]] = fadd reassoc double [[V3]], [[V2]]
 ; CHECK-NEXT: store double [[V4]], ptr %v.d
 ; CHECK-NEXT: [[V5:%[0-9]+]] = fmul double %m.d.1, %v
 ; CHECK-NEXT: [[V6:%[0-9]+]] = load double, ptr %v.d
-; CHECK-NEXT: [[V7:%[0-9]+]] = fadd double [[V6]], [[V5]]
+; CHECK-NEXT: [[V7:%[0-9]+]] = fadd reassoc double [[V6]], [[V5]]
 ; CHECK-NEXT: store double [[V7]], ptr %v.d
 ; CHECK-NEXT: %v.d.1 = load double, ptr %v.d
 ; CHECK-NEXT: store double -0.000000e+00, ptr %v.d
 ; CHECK-NEXT: [[V8:%[0-9]+]] = load double, ptr %slot.shadow, align 8
-; CHECK-NEXT: [[V9:%[0-9]+]] = fadd double [[V8]], %v.d.1
+; CHECK-NEXT: [[V9:%[0-9]+]] = fadd reassoc double [[V8]], %v.d.1
 ; CHECK-NEXT: store double [[V9]], ptr %slot.shadow, align 8
 ; CHECK-NEXT: [[V10:%[0-9]+]] = load double, ptr %slot.shadow, align 8
 ; CHECK-NEXT: store double 0.000000e+00, ptr %slot.shadow, align 8
 ; CHECK-NEXT: [[V11:%[0-9]+]] = load double, ptr %x.d
-; CHECK-NEXT: [[V12:%[0-9]+]] = fadd double [[V11]], [[V10]]
+; CHECK-NEXT: [[V12:%[0-9]+]] = fadd reassoc double [[V11]], [[V10]]
 ; CHECK-NEXT: store double [[V12]], ptr %x.d
 ; CHECK-NEXT: br label %rev.return
 ; CHECK-EMPTY:

@@ -20,8 +20,8 @@ entry:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %m.i
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double %dret, %x
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double [[V1]], %x
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V0]], [[V2]]
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V0]], [[V2]]
 ; CHECK-NEXT: [[V4:%[0-9]+]] = fmul double [[V1]], %x
-; CHECK-NEXT: [[V5:%[0-9]+]] = fadd double [[V3]], [[V4]]
+; CHECK-NEXT: [[V5:%[0-9]+]] = fadd reassoc double [[V3]], [[V4]]
 ; CHECK-NEXT: ret double [[V5]]
 ; CHECK-NEXT: }

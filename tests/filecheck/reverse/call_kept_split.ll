@@ -23,7 +23,7 @@ entry:
 ; CHECK-LABEL: define internal double @diffe_sq(double %a, double %dret, ptr %tape)
 ; CHECK: [[A:%[0-9]+]] = fmul double %dret, %a
 ; CHECK-NEXT: [[B:%[0-9]+]] = fmul double %dret, %a
-; CHECK-NEXT: [[S:%[0-9]+]] = fadd double [[A]], [[B]]
+; CHECK-NEXT: [[S:%[0-9]+]] = fadd reassoc double [[A]], [[B]]
 ; CHECK-NEXT: ret double [[S]]
 ; CHECK-LABEL: define double @diffe_f(double %x, double %dret)
 ; CHECK: %s = call double @augmented_sq(double %x, ptr nonnull %frees, ptr nonnull %sq.tape.slot)
@@ -31,6 +31,6 @@ entry:
 ; CHECK-NEXT: [[DS:%[0-9]+]] = fmul double %dret, %x
 ; CHECK-NEXT: [[DX1:%[0-9]+]] = call double @diffe_sq(double %x, double [[DS]], ptr %sq.tape)
 ; CHECK-NEXT: [[DX2:%[0-9]+]] = fmul double %dret, %s
-; CHECK-NEXT: [[DX:%[0-9]+]] = fadd double [[DX2]], [[DX1]]
+; CHECK-NEXT: [[DX:%[0-9]+]] = fadd reassoc double [[DX2]], [[DX1]]
 ; CHECK: call void @enzyme_py.free_deferred(
 ; CHECK-NEXT: ret double [[DX]]

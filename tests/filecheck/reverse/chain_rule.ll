@@ -13,7 +13,7 @@ entry:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %y
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double [[V0]], %x
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double [[V0]], %x
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V1]], [[V2]]
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V1]], [[V2]]
 ; CHECK-NEXT: %a = fmul double %x, %x
 ; CHECK-NEXT: [[V4:%[0-9]+]] = fmul double %dret, %a
 ; CHECK-NEXT: [[V5:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[V3]], 0

@@ -28,6 +28,6 @@ entry:
 ; CHECK-NEXT: alloca:
 ; CHECK-NEXT: %s = call double @g(double %x)
 ; CHECK-NEXT: [[V0:%[0-9]+]] = call double @g_rev(double %x, double %dret)
-; CHECK-NEXT: [[V1:%[0-9]+]] = fadd double %dret, [[V0]]
+; CHECK-NEXT: [[V1:%[0-9]+]] = fadd reassoc double %dret, [[V0]]
 ; CHECK-NEXT: ret double [[V1]]
 ; CHECK-NEXT: }

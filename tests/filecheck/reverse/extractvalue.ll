@@ -13,10 +13,10 @@ entry:
 ; CHECK-NEXT: alloca:
 ; CHECK-NEXT: %a = extractvalue { double, double } %s, 0
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %a
-; CHECK-NEXT: [[V1:%[0-9]+]] = fadd double [[V0]], 0.000000e+00
+; CHECK-NEXT: [[V1:%[0-9]+]] = fadd reassoc double [[V0]], 0.000000e+00
 ; CHECK-NEXT: %b = extractvalue { double, double } %s, 1
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double %dret, %b
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V2]], 0.000000e+00
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V2]], 0.000000e+00
 ; CHECK-NEXT: %s.d.1.fca.0.insert = insertvalue { double, double } poison, double [[V3]], 0
 ; CHECK-NEXT: %s.d.1.fca.1.insert = insertvalue { double, double } %s.d.1.fca.0.insert, double [[V1]], 1
 ; CHECK-NEXT: ret { double, double } %s.d.1.fca.1.insert

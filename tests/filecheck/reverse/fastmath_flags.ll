@@ -16,11 +16,11 @@ entry:
 ; CHECK-NEXT: br label %rev.entry
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.entry:
-; CHECK-NEXT: [[V0:%[0-9]+]] = fadd double -0.000000e+00, %dret
+; CHECK-NEXT: [[V0:%[0-9]+]] = fadd reassoc double -0.000000e+00, %dret
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double [[V0]], %y
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd double -0.000000e+00, [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc double -0.000000e+00, [[V1]]
 ; CHECK-NEXT: [[V3:%[0-9]+]] = fmul double [[V0]], %x
-; CHECK-NEXT: [[V4:%[0-9]+]] = fadd double -0.000000e+00, [[V3]]
+; CHECK-NEXT: [[V4:%[0-9]+]] = fadd reassoc double -0.000000e+00, [[V3]]
 ; CHECK-NEXT: br label %rev.return
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.return:

@@ -33,14 +33,14 @@ done:
 ; CHECK-NEXT: br label %rev.done
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.done:
-; CHECK-NEXT: [[V0:%[0-9]+]] = fadd double -0.000000e+00, %dret
+; CHECK-NEXT: [[V0:%[0-9]+]] = fadd reassoc double -0.000000e+00, %dret
 ; CHECK-NEXT: switch i32 %came.from, label %rev.done.to.entry [
 ; CHECK-NEXT: i32 1, label %rev.done.to.neg
 ; CHECK-NEXT: ]
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.neg:
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fneg double %{{[0-9]+}}
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd double -0.000000e+00, [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc double -0.000000e+00, [[V1]]
 ; CHECK-NEXT: br label %rev.entry
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.entry:
@@ -51,10 +51,10 @@ done:
 ; CHECK-NEXT: ret double %x.d.0
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.done.to.entry:
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double -0.000000e+00, [[V0]]
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double -0.000000e+00, [[V0]]
 ; CHECK-NEXT: br label %rev.entry
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.done.to.neg:
-; CHECK-NEXT: [[V4:%[0-9]+]] = fadd double -0.000000e+00, [[V0]]
+; CHECK-NEXT: [[V4:%[0-9]+]] = fadd reassoc double -0.000000e+00, [[V0]]
 ; CHECK-NEXT: br label %rev.neg
 ; CHECK-NEXT: }

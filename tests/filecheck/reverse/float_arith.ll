@@ -12,7 +12,7 @@ entry:
 ; CHECK-NEXT: alloca:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul float %dret, %x
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul float %dret, %y
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd float %dret, [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc float %dret, [[V1]]
 ; CHECK-NEXT: [[V3:%[0-9]+]] = insertvalue { float, float } zeroinitializer, float [[V2]], 0
 ; CHECK-NEXT: [[V4:%[0-9]+]] = insertvalue { float, float } [[V3]], float [[V0]], 1
 ; CHECK-NEXT: ret { float, float } [[V4]]

@@ -13,7 +13,7 @@ entry:
 ; CHECK-NEXT: %e = fpext float %x to double
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %e
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double %dret, %e
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd double [[V0]], [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc double [[V0]], [[V1]]
 ; CHECK-NEXT: [[V3:%[0-9]+]] = fptrunc double [[V2]] to float
 ; CHECK-NEXT: ret float [[V3]]
 ; CHECK-NEXT: }

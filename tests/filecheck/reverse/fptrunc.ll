@@ -13,7 +13,7 @@ entry:
 ; CHECK-NEXT: %t = fptrunc double %x to float
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul float %dret, %t
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul float %dret, %t
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd float [[V0]], [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc float [[V0]], [[V1]]
 ; CHECK-NEXT: [[V3:%[0-9]+]] = fpext float [[V2]] to double
 ; CHECK-NEXT: ret double [[V3]]
 ; CHECK-NEXT: }

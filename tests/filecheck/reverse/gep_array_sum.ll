@@ -19,10 +19,10 @@ entry:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %b
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double %dret, %a
 ; CHECK-NEXT: [[V2:%[0-9]+]] = load double, ptr %q.shadow, align 8
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V2]], [[V1]]
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V2]], [[V1]]
 ; CHECK-NEXT: store double [[V3]], ptr %q.shadow, align 8
 ; CHECK-NEXT: [[V4:%[0-9]+]] = load double, ptr %p.shadow, align 8
-; CHECK-NEXT: [[V5:%[0-9]+]] = fadd double [[V4]], [[V0]]
+; CHECK-NEXT: [[V5:%[0-9]+]] = fadd reassoc double [[V4]], [[V0]]
 ; CHECK-NEXT: store double [[V5]], ptr %p.shadow, align 8
 ; CHECK-NEXT: ret void
 ; CHECK-NEXT: }

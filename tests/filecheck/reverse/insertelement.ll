@@ -17,7 +17,7 @@ entry:
 ; CHECK-NEXT: %b = extractelement <2 x double> %v, i64 1
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double %dret, %b
 ; CHECK-NEXT: [[V3:%[0-9]+]] = insertelement <2 x double> <double poison, double 0.000000e+00>, double [[V2]], i64 0
-; CHECK-NEXT: [[V4:%[0-9]+]] = fadd <2 x double> [[V1]], [[V3]]
+; CHECK-NEXT: [[V4:%[0-9]+]] = fadd reassoc <2 x double> [[V1]], [[V3]]
 ; CHECK-NEXT: [[V5:%[0-9]+]] = extractelement <2 x double> [[V4]], i64 0
 ; CHECK-NEXT: [[V6:%[0-9]+]] = insertelement <2 x double> [[V4]], double 0.000000e+00, i64 0
 ; CHECK-NEXT: [[V7:%[0-9]+]] = insertvalue { <2 x double>, double } zeroinitializer, <2 x double> [[V6]], 0

@@ -14,9 +14,9 @@ entry:
 ; CHECK-LABEL: define { double, double } @diffe_f(double %x, double %y, double %dret)
 ; CHECK-NEXT: alloca:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %y
-; CHECK-NEXT: [[V1:%[0-9]+]] = fadd double [[V0]], 0.000000e+00
+; CHECK-NEXT: [[V1:%[0-9]+]] = fadd reassoc double [[V0]], 0.000000e+00
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double %dret, %x
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V2]], 0.000000e+00
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V2]], 0.000000e+00
 ; CHECK-NEXT: [[V4:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[V1]], 0
 ; CHECK-NEXT: [[V5:%[0-9]+]] = insertvalue { double, double } [[V4]], double [[V3]], 1
 ; CHECK-NEXT: ret { double, double } [[V5]]

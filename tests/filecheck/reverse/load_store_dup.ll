@@ -17,8 +17,8 @@ entry:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = load double, ptr %p.shadow, align 8
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double [[V0]], %x
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double [[V0]], %x
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V1]], [[V2]]
-; CHECK-NEXT: [[V4:%[0-9]+]] = fadd double [[V3]], 0.000000e+00
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V1]], [[V2]]
+; CHECK-NEXT: [[V4:%[0-9]+]] = fadd reassoc double [[V3]], 0.000000e+00
 ; CHECK-NEXT: store double [[V4]], ptr %p.shadow, align 8
 ; CHECK-NEXT: ret void
 ; CHECK-NEXT: }

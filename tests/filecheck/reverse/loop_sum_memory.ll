@@ -32,10 +32,10 @@ exit:
 ; CHECK-NEXT: %v.1 = load double, ptr %px.1, align 8
 ; CHECK-NEXT: [[A:%[0-9]+]] = fmul double %dret, %v.1
 ; CHECK-NEXT: [[B:%[0-9]+]] = fmul double %dret, %v.1
-; CHECK-NEXT: [[D:%[0-9]+]] = fadd double [[A]], [[B]]
+; CHECK-NEXT: [[D:%[0-9]+]] = fadd reassoc double [[A]], [[B]]
 ; CHECK-NEXT: %px.shadow.1 = getelementptr inbounds double, ptr %x.shadow, i64 %riv.0
 ; CHECK-NEXT: [[OLD:%[0-9]+]] = load double, ptr %px.shadow.1, align 8
-; CHECK-NEXT: [[NEW:%[0-9]+]] = fadd double [[OLD]], [[D]]
+; CHECK-NEXT: [[NEW:%[0-9]+]] = fadd reassoc double [[OLD]], [[D]]
 ; CHECK-NEXT: store double [[NEW]], ptr %px.shadow.1, align 8
 ; CHECK-NEXT: %riv.first = icmp eq i64 %riv.0, 0
 ; CHECK: rev.head.to.head:

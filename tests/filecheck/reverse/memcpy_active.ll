@@ -23,10 +23,10 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %b
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double %dret, %a
 ; CHECK-NEXT: [[V2:%[0-9]+]] = load double, ptr %q.shadow, align 8
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V2]], [[V1]]
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V2]], [[V1]]
 ; CHECK-NEXT: store double [[V3]], ptr %q.shadow, align 8
 ; CHECK-NEXT: [[V4:%[0-9]+]] = load double, ptr %dst.shadow, align 8
-; CHECK-NEXT: [[V5:%[0-9]+]] = fadd double [[V4]], [[V0]]
+; CHECK-NEXT: [[V5:%[0-9]+]] = fadd reassoc double [[V4]], [[V0]]
 ; CHECK-NEXT: store double [[V5]], ptr %dst.shadow, align 8
 ; CHECK-NEXT: call void @enzyme_py.copy_adjoint.f64(ptr nonnull %dst.shadow, ptr %src.shadow, i64 16)
 ; CHECK-NEXT: ret void

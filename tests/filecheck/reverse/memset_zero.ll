@@ -17,9 +17,9 @@ declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 ; CHECK-NEXT: store i64 0, ptr %p, align 1
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %a
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double %dret, %a
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd double [[V0]], [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc double [[V0]], [[V1]]
 ; CHECK-NEXT: store i64 0, ptr %p.shadow, align 1
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V2]], 0.000000e+00
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V2]], 0.000000e+00
 ; CHECK-NEXT: store double [[V3]], ptr %p.shadow, align 8
 ; CHECK-NEXT: ret void
 ; CHECK-NEXT: }

@@ -13,7 +13,7 @@ entry:
 ; CHECK-NEXT: %v = load double, ptr %p, align 8
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %x
 ; CHECK-NEXT: [[V1:%[0-9]+]] = load double, ptr %p.shadow, align 8
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd double [[V1]], [[V0]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc double [[V1]], [[V0]]
 ; CHECK-NEXT: store double [[V2]], ptr %p.shadow, align 8
 ; CHECK-NEXT: [[V3:%[0-9]+]] = fmul double %dret, %v
 ; CHECK-NEXT: ret double [[V3]]

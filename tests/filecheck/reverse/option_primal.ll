@@ -12,7 +12,7 @@ entry:
 ; CHECK-NEXT: alloca:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = fmul double %dret, %x
 ; CHECK-NEXT: [[V1:%[0-9]+]] = fmul double %dret, %y
-; CHECK-NEXT: [[V2:%[0-9]+]] = fadd double %dret, [[V1]]
+; CHECK-NEXT: [[V2:%[0-9]+]] = fadd reassoc double %dret, [[V1]]
 ; CHECK-NEXT: %m = fmul double %x, %y
 ; CHECK-NEXT: %s = fadd double %m, %x
 ; CHECK-NEXT: [[V3:%[0-9]+]] = insertvalue { double, double, double } zeroinitializer, double %s, 0

@@ -19,7 +19,7 @@ entry:
 ; CHECK-NEXT:   br label %rev.entry
 ; CHECK-EMPTY:
 ; CHECK-NEXT: rev.entry:
-; CHECK:   fadd double %{{.*}}, %dret
+; CHECK:   fadd reassoc double %{{.*}}, %dret
 ; CHECK:   %y.d.1 = load double, ptr %y.d
 ; CHECK:   fmul double %y.d.1, %x
 ; CHECK:   fmul double %y.d.1, %x

@@ -15,9 +15,9 @@ entry:
 ; CHECK-NEXT: [[V0:%[0-9]+]] = extractvalue { double, double } %dret, 1
 ; CHECK-NEXT: [[V1:%[0-9]+]] = extractvalue { double, double } %dret, 0
 ; CHECK-NEXT: [[V2:%[0-9]+]] = fmul double [[V1]], %x
-; CHECK-NEXT: [[V3:%[0-9]+]] = fadd double [[V0]], [[V2]]
+; CHECK-NEXT: [[V3:%[0-9]+]] = fadd reassoc double [[V0]], [[V2]]
 ; CHECK-NEXT: [[V4:%[0-9]+]] = fmul double [[V1]], %y
-; CHECK-NEXT: [[V5:%[0-9]+]] = fadd double [[V0]], [[V4]]
+; CHECK-NEXT: [[V5:%[0-9]+]] = fadd reassoc double [[V0]], [[V4]]
 ; CHECK-NEXT: [[V6:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[V5]], 0
 ; CHECK-NEXT: [[V7:%[0-9]+]] = insertvalue { double, double } [[V6]], double [[V3]], 1
 ; CHECK-NEXT: ret { double, double } [[V7]]

@@ -28,7 +28,7 @@ join:
 ; CHECK: join:
 ; CHECK-NEXT: %came.from = phi i32 [ 0, %zero ], [ 1, %one ], [ 2, %other ]
 ; CHECK: rev.join:
-; CHECK-NEXT: [[SEED:%[0-9]+]] = fadd double -0.000000e+00, %dret
+; CHECK-NEXT: [[SEED:%[0-9]+]] = fadd reassoc double -0.000000e+00, %dret
 ; CHECK-NEXT: switch i32 %came.from, label %rev.join.to.zero [
 ; CHECK-NEXT: i32 1, label %rev.join.to.one
 ; CHECK-NEXT: i32 2, label %rev.join.to.other
@@ -39,5 +39,5 @@ join:
 ; CHECK: rev.entry:
 ; CHECK-NEXT: %x.d.0 = phi double [ %{{[0-9]+}}, %rev.zero ], [ %{{[0-9]+}}, %rev.one ], [ %{{[0-9]+}}, %rev.other ]
 ; CHECK: rev.join.to.zero:
-; CHECK-NEXT: fadd double -0.000000e+00, [[SEED]]
+; CHECK-NEXT: fadd reassoc double -0.000000e+00, [[SEED]]
 ; CHECK-NEXT: br label %rev.zero

@@ -49,12 +49,12 @@ exit:
 ; CHECK: rev.inner:
 ; CHECK: %tv.1 = load double, ptr %tv.fetched
 ; CHECK: [[SUM:%[0-9]+]] = load double, ptr %t.shadow.sum, align 8
-; CHECK-NEXT: [[NEW:%[0-9]+]] = fadd double [[SUM]], %tv.d.1
+; CHECK-NEXT: [[NEW:%[0-9]+]] = fadd reassoc double [[SUM]], %tv.d.1
 ; CHECK-NEXT: store double [[NEW]], ptr %t.shadow.sum, align 8
 ; CHECK: rev.body:
 ; CHECK-NEXT: [[OLD:%[0-9]+]] = load double, ptr %t.shadow
 ; CHECK-NEXT: [[ADD:%[0-9]+]] = load double, ptr %t.shadow.sum
-; CHECK-NEXT: [[TOT:%[0-9]+]] = fadd double [[OLD]], [[ADD]]
+; CHECK-NEXT: [[TOT:%[0-9]+]] = fadd reassoc double [[OLD]], [[ADD]]
 ; CHECK-NEXT: store double [[TOT]], ptr %t.shadow
 ; CHECK-NEXT: load double, ptr %t.shadow, align 8
 ; CHECK-NEXT: store double 0.000000e+00, ptr %t.shadow, align 8
