@@ -18,6 +18,7 @@ caller raises `IndexError` from that record, so bad indices never touch memory.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import iteration, recursion_guard, tree_loops, tree_values, versioning
@@ -123,6 +124,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.vars: dict[str, object] = {}
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
         self.unchecked: set[int] = set()  # subscripts proven in bounds (see `versioning`)
+        # views whose loads a store redirects, by pointer (see `writes._carried_store`)
+        self.carried: dict[Value, Callable[[list[Value]], Value]] = {}
         self.heap = Heap(self)
 
     def compile(self) -> Compiled:

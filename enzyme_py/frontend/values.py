@@ -29,7 +29,10 @@ class AVal:
     `contiguous` is a compile-time fact: the strides are those of a C-contiguous array of
     these extents. `root` names the memory the view reads (a parameter, a variable's buffer,
     or a temporary), to tell views that may overlap; `base` is the heap block to free when
-    the view is the only owner of a temporary."""
+    the view is the only owner of a temporary. `origin` is set on a 1-D slice `a[k:...]`
+    of a variable with a constant start k >= 0 and step 1: (the variable's name, the pointer
+    sliced, k), so two such slices of one variable are known to be one shifted by a constant
+    from the other wherever their extent is not 0 (see `writes`)."""
 
     type: Array
     ptr: Value
@@ -38,6 +41,7 @@ class AVal:
     contiguous: bool = True
     root: object = None
     base: Value | None = None
+    origin: tuple[str, Value, int] | None = None
 
     def __post_init__(self) -> None:
         assert len(self.strides) == len(self.dims) == self.type.ndim, "AVal needs strides"

@@ -645,6 +645,51 @@ def test_einsum_loop_order_reads_row_major():
     assert loop_order(["ij"], "ji") == ["i", "j"]  # the operand is read row by row
 
 
+def ein_gmm(L, X):
+    return np.einsum("kji,nki->nkj", L, X)
+
+
+def ein_gmm_loss(L, X):
+    return np.sum(np.einsum("kji,nki->nkj", L, X) ** 2)
+
+
+def _in_order(inputs, output, *operands):
+    """einsum by Python loops, each output element summed over the other labels in
+    `loop_order`'s order: the order the compiled code must keep."""
+    labels = loop_order(inputs, output)
+    ext = {ch: d for s, v in zip(inputs, operands, strict=True)
+           for ch, d in zip(s, v.shape, strict=True)}
+    out = np.zeros([ext[ch] for ch in output])
+    for idx in np.ndindex(*[ext[ch] for ch in labels]):
+        at = dict(zip(labels, idx, strict=True))
+        term = 1.0
+        for s, v in zip(inputs, operands, strict=True):
+            term *= v[tuple(at[ch] for ch in s)]
+        out[tuple(at[ch] for ch in output)] += term
+    return out
+
+
+@pytest.mark.parametrize("f,inputs,output,args", [
+    (ein_gmm, ["kji", "nki"], "nkj", (RNG.normal(size=(3, 5, 5)), RNG.normal(size=(7, 3, 5)))),
+    (ein_gram, ["ij", "kj"], "ik", (RNG.normal(size=(6, 9)), RNG.normal(size=(5, 9)))),
+    (ein_gram, ["ij", "kj"], "ik", (X2, X3[1][:, ::-1])),  # a reversed view: copied too
+], ids=["gmm", "gram", "gram-view"])
+def test_einsum_copied_operand_keeps_each_sum_in_order(f, inputs, output, args):
+    """An operand read across the output's rows is copied with the output's last axis last
+    (so the inner loop updates a contiguous row); every sum keeps its order: bit for bit."""
+    got = enzyme_py.jit(f)(*args)
+    assert np.array_equal(got, _in_order(inputs, output, *args))
+
+
+def test_einsum_copied_operand_grad():
+    L, X = RNG.normal(size=(3, 5, 5)), RNG.normal(size=(7, 3, 5))
+    _grad(ein_gmm_loss, L, X, argnums=(0, 1))
+    # the primal allocates the result (7 x 3 x 5) and the copy of L (3 x 5 x 5), once each
+    heap = enzyme_py.profile(ein_gmm_loss, L, X, argnums=(0, 1), repeat=1).primal_heap
+    assert sorted((s.calls, s.bytes) for s in heap) == [(1, 75 * 8), (1, 105 * 8)]
+    _grad(ein_gmm_loss, L.transpose(0, 2, 1), X[:, ::-1], argnums=(0, 1))
+
+
 def ein_ellipsis(A):
     return np.einsum("...j->...", A)
 

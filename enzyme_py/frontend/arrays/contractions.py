@@ -8,7 +8,10 @@ per label, ordered by `loop_order` so that memory is read in row-major order whe
 subscripts allow it. When every output label is outside every summed label, each output
 element is one scalar accumulation (a dot product: `'ij,kj->ik'`, `'ij,j->i'`); otherwise
 the fresh output is zeroed and accumulated in place (`'ij,jk->ik'` runs `i, j, k`, the
-inner loop contiguous in both `B` and the output, as `@` does).
+inner loop contiguous in both `B` and the output, as `@` does). An operand that would make
+the nest one sum per output element although it is reused across a loop (`B` of
+`'ij,kj->ik'`, `L` of `'kji,nki->nkj'`) is first copied with the output's last label last, so
+the in-place form applies (`_packed`): its inner loop vectorizes, the sums keep their order.
 
 Invariants: extents of one label agree (a compile-time error for constants that differ, a
 recorded `ValueError` otherwise; size-1 extents do not broadcast); an operand read more
@@ -121,6 +124,38 @@ def _nest(c: Any, labels: list[str], ext: dict[str, Value], at: dict[str, Value]
                                                    body))
 
 
+def _packed(c: Any, operands: list[Any], inputs: list[str], output: str, node: ast.AST
+            ) -> tuple[list[Any], list[str]]:
+    """The operands, with those that cross the output's rows copied so that its last label
+    is their last axis too, when that turns one sum per output element (a chain of dependent
+    adds: `'kji,nki->nkj'`, `'ij,kj->ik'`) into updates of a contiguous output row in the
+    innermost loop (as `'ij,jk->ik'` runs), which vectorize without reordering any sum.
+
+    Only an operand that some loop of the nest does not index is copied (it is read again in
+    each iteration of that loop, so the copy costs a fraction of the work); otherwise, and
+    when the new order would not end with that label, nothing changes. Each output element is
+    still summed over the same labels in the same order, so the result is bit for bit the
+    same."""
+    order = loop_order(inputs, output)
+    outer = [ch for ch in order if ch in output]
+    if not output or len(outer) == len(order) or order[:len(outer)] != outer:
+        return operands, inputs
+    last, labels = output[-1], set(order)
+    new_operands, new_inputs = [], []
+    for v, s in zip(operands, inputs, strict=True):
+        if last in s and s[-1] != last:
+            if isinstance(v, L.Lazy) or set(s) == labels or len(set(s)) != len(s):
+                return operands, inputs
+            perm = [k for k, ch in enumerate(s) if ch != last] + [s.index(last)]
+            v = L.copy(c, views.transpose(c, v, perm), node)
+            s = "".join(s[k] for k in perm)
+        new_operands.append(v)
+        new_inputs.append(s)
+    if loop_order(new_inputs, output)[-1] != last:
+        return operands, inputs
+    return new_operands, new_inputs
+
+
 def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: Scalar,
              node: ast.AST) -> Any:
     """sum over the labels not in `output` of the product of the operands' elements."""
@@ -129,6 +164,8 @@ def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: 
     operands = [v if isinstance(v, L.Lazy) and set(s) == set(order) and len(set(s)) == len(s)
                 else c.view(v, node) for v, s in zip(operands, inputs, strict=True)]
     ext = _label_extents(c, operands, inputs, node)
+    operands, inputs = _packed(c, operands, inputs, output, node)
+    order = loop_order(inputs, output)
 
     def product(at: dict[str, Value]) -> SVal:
         acc: SVal | None = None

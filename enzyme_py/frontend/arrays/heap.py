@@ -143,6 +143,13 @@ class Heap:
                 return True
         return False
 
+    def release(self, base: Value) -> None:
+        """Free the temporary `base` here, before its statement ends (code on one branch of
+        a statement made it: the statement's end would not be dominated by it)."""
+        if not self.claim(base):
+            raise AssertionError("release() of a buffer that is not a temporary")
+        self._free(self.c.b, base)
+
     def free_live_temporaries(self, b: Builder) -> None:
         """On an error path: free what the statements being compiled allocated so far."""
         for level in self.levels:

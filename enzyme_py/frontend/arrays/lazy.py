@@ -82,6 +82,9 @@ def element_address(c: Compiling, v: AVal, idx: list[Value]) -> Value:
 
 def of_view(c: Compiling, v: AVal) -> Lazy:
     def element(idx: list[Value]) -> Value:
+        redirected = c.carried.get(v.ptr)  # (a store reads this view its own way: `writes`)
+        if redirected is not None:
+            return redirected(idx)
         return c.b.load(v.type.elem.ir, element_address(c, v, idx))
 
     return Lazy(v.type.value, list(v.dims), element, [v],
@@ -123,8 +126,10 @@ def broadcast_view(c: Compiling, v: AVal, dims: list[Value]
             plain.append(s)
             assume.append(b.icmp("eq", d, out))
     t = Array(v.type.elem, len(dims))
-    return (AVal(t, v.ptr, list(dims), strides, False, v.root),
-            AVal(t, v.ptr, list(dims), plain, False, v.root), assume)
+    # (where `assume` holds nothing stretches, so a slice keeps its origin: see `writes`)
+    origin = v.origin if len(dims) == len(v.dims) else None
+    return (AVal(t, v.ptr, list(dims), strides, False, v.root, None, origin),
+            AVal(t, v.ptr, list(dims), plain, False, v.root, None, origin), assume)
 
 
 def versioned(c: Compiling, v: Lazy, emit: Callable[[Lazy], None]) -> None:

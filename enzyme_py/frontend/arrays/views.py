@@ -187,7 +187,21 @@ def subscript(c: Compiling, arr: AVal, e: ast.Subscript,
         return ptr
     contiguous = arr.contiguous and contiguous_prefix and newaxes == 0
     return AVal(Array(arr.type.elem, len(dims)), ptr, dims, strides, contiguous, arr.root,
-                None)
+                None, _origin(arr, e, parts))
+
+
+def _origin(arr: AVal, e: ast.Subscript, parts: list[ast.expr]) -> tuple[str, Value, int] | None:
+    """`AVal.origin` of `arr[parts]`: a 1-D slice of a variable with a constant start >= 0
+    and step 1 (else None)."""
+    if arr.type.ndim != 1 or len(parts) != 1 or not isinstance(e.value, ast.Name):
+        return None
+    p = parts[0]
+    if not isinstance(p, ast.Slice) or p.step is not None and _constant_int(p.step) != 1:
+        return None
+    start = 0 if p.lower is None else _constant_int(p.lower)
+    if start is None or start < 0:
+        return None
+    return e.value.id, arr.ptr, start
 
 
 def item(c: Compiling, arr: AVal, k: Value) -> object:
