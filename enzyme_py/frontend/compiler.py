@@ -53,7 +53,7 @@ from enzyme_py.frontend.values import AVal, SVal, c_strides, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Block, Function
-from enzyme_py.ir.values import ConstantInt, Value, zero
+from enzyme_py.ir.values import ConstantInt, ConstantKeyword, Value, zero
 
 
 def specialize(session: CompileSession, pyfunc: object, arg_types: tuple[FType, ...]) -> Compiled:
@@ -393,19 +393,62 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.b.br(self.exit)
 
     def _result_fields(self, val: object, t: FType, node: ast.AST) -> list[Value]:
-        """A returned item's fields; an array is copied into a fresh block the caller owns."""
+        """A returned item's fields; an array is copied into a fresh block the caller owns,
+        unless it is the whole buffer a variable owns (`_handed_over`)."""
         if isinstance(t, Array):
             if not L.is_array(val):
                 raise self.src.error(node, f"this returns a number where {t} is returned "
                                      "elsewhere")
-            lz = L.converted(self, L.as_lazy(self, val), t.elem)  # type: ignore[arg-type]
-            out = L.fresh(self, t, lz.dims, node)
-            L.store_elements(self, out, lz)
-            assert out.base is not None
-            self.heap.claim(out.base)
-            return [out.ptr, *out.dims]
+            owner = self._owner_of(val, t)
+            if owner is not None:
+                assert isinstance(val, AVal)
+                return [self._handed_over(val, owner, t, node), *val.dims]
+            ptr, dims = self._returned_copy(val, t, node)  # type: ignore[arg-type]
+            return [ptr, *dims]
         assert isinstance(val, SVal) and isinstance(t, Scalar)
         return [convert(self.b, val, t).v]
+
+    def _returned_copy(self, val: L.ArrayValue, t: Array, node: ast.AST
+                       ) -> tuple[Value, list[Value]]:
+        """A fresh block holding `val` as `t`'s elements, which the caller owns; its
+        pointer and extents."""
+        lz = L.converted(self, L.as_lazy(self, val), t.elem)
+        out = L.fresh(self, t, lz.dims, node)
+        L.store_elements(self, out, lz)
+        assert out.base is not None
+        self.heap.claim(out.base)
+        return out.ptr, out.dims
+
+    def _owner_of(self, val: object, t: Array) -> Value | None:
+        """The owner slot of the variable whose view `val` is, when that variable owns its
+        buffer, its views are C-contiguous and its elements are already `t`'s."""
+        root = getattr(val, "root", None)
+        if not (isinstance(val, AVal) and isinstance(root, tuple) and root[0] == "own"):
+            return None
+        var = self.vars.get(root[1])
+        if not isinstance(var, ArrayVar) or var.owner is None or \
+                root[1] not in self.typer.contiguous_vars or val.type.elem != t.elem:
+            return None
+        return var.owner
+
+    def _handed_over(self, val: AVal, owner: Value, t: Array, node: ast.AST) -> Value:
+        """The returned block of `return u`, where `u` owns its buffer: the buffer itself
+        when `u` views all of it (the variable lets it go: the exit frees nothing), else a
+        copy (`u` was rebound to a view of part of it)."""
+        b = self.b
+        whole = b.icmp("eq", b.load(T.PTR, owner), val.ptr)
+        take, copy, done = (self.new_block("return.take"), self.new_block("return.copy"),
+                            self.new_block("return.ready"))
+        b.condbr(whole, take, copy)
+        b.position_at_end(take)
+        b.store(ConstantKeyword(T.PTR, "null"), owner)
+        b.br(done)
+        b.position_at_end(copy)
+        copied, _ = self._returned_copy(val, t, node)
+        copy_end = b.block
+        b.br(done)
+        b.position_at_end(done)
+        return b.phi(T.PTR, [(val.ptr, take), (copied, copy_end)], name="returned")
 
     def stmt_If(self, s: ast.If) -> None:
         cond = self.condition(s.test)
