@@ -690,6 +690,49 @@ def test_einsum_copied_operand_grad():
     _grad(ein_gmm_loss, L.transpose(0, 2, 1), X[:, ::-1], argnums=(0, 1))
 
 
+def mm_loss(x, W):
+    return np.sum(np.tanh(x @ W))
+
+
+def mm_t_loss(x, W):
+    return np.sum(np.tanh(x @ W.T))
+
+
+def mm_layers(x, W, steps):
+    for _ in range(steps):
+        x = np.tanh(x @ W.T)  # a copy of W.T per product (made contiguous)
+    return np.sum(x)
+
+
+def mm_product(x, W):
+    return x @ W
+
+
+@pytest.mark.parametrize("w", [RNG.normal(size=(6, 5)), np.asfortranarray(RNG.normal(size=(6, 5))),
+                               RNG.normal(size=(6, 10))[:, ::2], RNG.normal(size=(5, 6)).T],
+                         ids=["C", "Fortran", "step-2", "transposed"])
+def test_matmul_reads_the_right_operand_by_rows(w):
+    """x @ W with W's rows not contiguous at run time multiplies a contiguous copy of W: the
+    same sums in the same order as with a C-contiguous W (bit for bit), and the gradient."""
+    x = RNG.normal(size=(4, 6))
+    assert np.array_equal(enzyme_py.jit(mm_product)(x, w),
+                          enzyme_py.jit(mm_product)(x, np.ascontiguousarray(w)))
+    np.testing.assert_allclose(enzyme_py.jit(mm_product)(x, w), x @ w, rtol=1e-13)
+    _grad(mm_loss, x, w, argnums=(0, 1))
+    # (the profile runs on np.copy of the arguments, which keeps a transposed layout and
+    # compacts a step-2 view)
+    heap = enzyme_py.profile(mm_loss, x, w, argnums=(0, 1), repeat=1).primal_heap
+    copies = sum(s.calls for s in heap) - 1  # (the product's own block)
+    assert copies == (0 if np.copy(w).flags.c_contiguous else 1), heap
+
+
+def test_matmul_with_transposed_weights_in_a_loop():
+    x, W = RNG.normal(size=(3, 4)), RNG.normal(size=(4, 4))
+    assert enzyme_py.jit(mm_layers)(x, W, 3) == pytest.approx(mm_layers(x, W, 3), rel=1e-13)
+    _grad(mm_layers, x, W, 3, argnums=(0, 1))
+    _grad(mm_t_loss, x, W, argnums=(0, 1))
+
+
 def ein_ellipsis(A):
     return np.einsum("...j->...", A)
 

@@ -143,6 +143,11 @@ class Heap:
                 return True
         return False
 
+    def free_block(self, p: Value) -> None:
+        """free(p) here, for a block that no statement or variable owns (one claimed off the
+        temporaries to be freed on the path that made it; NULL on the others)."""
+        self._free(self.c.b, p)
+
     def release(self, base: Value) -> None:
         """Free the temporary `base` here, before its statement ends (code on one branch of
         a statement made it: the statement's end would not be dominated by it)."""

@@ -7,8 +7,10 @@ The inner extents must agree (a recorded `ValueError` otherwise).
 
 Loop order: a matrix product runs `i, k, j` (`C[i, :] += A[i, k] * B[k, :]`), so the inner
 loop is contiguous in `B` and `C` and carries no reduction: it vectorizes without
-reassociation, in the primal and in the adjoint. A matrix-vector product is a row dot per
-output (contiguous rows of A).
+reassociation, in the primal and in the adjoint. A 2-D `B` whose rows are not contiguous at
+run time (`W.T` in `x @ W.T`, a Fortran-order or strided argument) is first copied into a
+C-contiguous block, freed after the product. A matrix-vector product is a row dot per output
+(contiguous rows of A).
 
 Invariant: operands are read as views (a lazy operand is computed once into a temporary:
 each of its elements is read many times); the result is a fresh buffer.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +35,7 @@ import numpy as np
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import loops
 from enzyme_py.frontend.arrays.elementwise import lift
+from enzyme_py.frontend.arrays.heap import NULL
 from enzyme_py.frontend.arrays.reductions import error, normalize_axes, reduce
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.arrays.types import promote
@@ -155,6 +159,9 @@ def _matrix_product(c: Compiling, av: AVal, bv: AVal, elem: Scalar,
     n, m, inner = av.dims[-2], bv.dims[-1], av.dims[-1]
     out = L.fresh(c, Array(elem, len(lead) + 2), [*lead, n, m], node)
     _zero(c, out)
+    release = None
+    if not lead and not bv.contiguous:
+        bv, release = _rows_made_contiguous(c, bv, node)
     a_lead = _lead_view(c, av, lead)
     b_lead = _lead_view(c, bv, lead)
 
@@ -174,7 +181,35 @@ def _matrix_product(c: Compiling, av: AVal, bv: AVal, elem: Scalar,
         c.counted_loop(n, over_i)
 
     loops.nest(c, lead, batch)
+    if release is not None:
+        release()
     return out
+
+
+def _rows_made_contiguous(c: Compiling, bv: AVal, node: ast.AST
+                          ) -> tuple[AVal, Callable[[], None]]:
+    """The matrix `bv` with rows of stride 1: itself where its rows are contiguous at run
+    time, else a C-contiguous copy (`W.T` in `x @ W.T`: the product's inner loop then reads
+    contiguous rows and vectorizes; the copy costs 1/n of the product for n rows of A),
+    and what frees that copy after the product (a no-op without one)."""
+    b = c.b
+    one = ConstantInt(T.I64, 1)
+    entry = b.block
+    copy, done = c.new_block("matmul.pack"), c.new_block("matmul.packed")
+    b.condbr(b.icmp("ne", bv.strides[1], one), copy, done)
+    b.position_at_end(copy)
+    tmp = L.copy(c, bv, node)
+    assert tmp.base is not None
+    c.heap.claim(tmp.base)  # (freed below, after the product, on the path that made it)
+    copied = b.block
+    b.br(done)
+    b.position_at_end(done)
+    ptr = b.phi(T.PTR, [(bv.ptr, entry), (tmp.ptr, copied)], name="rows")
+    row = b.phi(T.I64, [(bv.strides[0], entry), (tmp.strides[0], copied)], name="rows.stride")
+    col = b.phi(T.I64, [(bv.strides[1], entry), (one, copied)], name="rows.step")
+    block = b.phi(T.PTR, [(NULL, entry), (tmp.base, copied)], name="rows.copy")
+    view = AVal(bv.type, ptr, list(bv.dims), [row, col], False, bv.root)
+    return view, lambda: c.heap.free_block(block)
 
 
 def _lead_view(c: Compiling, v: AVal, lead: list[Value]) -> AVal:
