@@ -733,6 +733,44 @@ def test_matmul_with_transposed_weights_in_a_loop():
     _grad(mm_t_loss, x, W, argnums=(0, 1))
 
 
+def mv_product(A, x):
+    return A @ x
+
+
+def vm_product(x, A):
+    return x @ A
+
+
+def mv_loss(A, x, y):
+    return np.sum(np.tanh(A @ x)) + np.sum(np.tanh(y @ A))
+
+
+def _in_order_matvec(A, x):
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        s = 0.0
+        for k in range(A.shape[1]):
+            s += A[i, k] * x[k]
+        out[i] = s
+    return out
+
+
+@pytest.mark.parametrize("layout", ["C", "transposed", "Fortran", "step-2"])
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9])
+def test_matvec_sums_each_row_in_order(layout, n):
+    """A @ x sums rows four at a time (or, for A read by columns, updates the result column
+    by column); x @ A likewise: every element is the in-order sum, bit for bit."""
+    k = 6
+    A = {"C": lambda: RNG.normal(size=(n, k)), "transposed": lambda: RNG.normal(size=(k, n)).T,
+         "Fortran": lambda: np.asfortranarray(RNG.normal(size=(n, k))),
+         "step-2": lambda: RNG.normal(size=(n, 2 * k))[:, ::2]}[layout]()
+    x, y = RNG.normal(size=k), RNG.normal(size=n)
+    assert np.array_equal(enzyme_py.jit(mv_product)(A, x), _in_order_matvec(A, x))
+    assert np.array_equal(enzyme_py.jit(vm_product)(y, A), _in_order_matvec(A.T, y))
+    if n:
+        _grad(mv_loss, A, x, y, argnums=(0, 1, 2))
+
+
 def ein_ellipsis(A):
     return np.einsum("...j->...", A)
 

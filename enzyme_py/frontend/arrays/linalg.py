@@ -9,8 +9,11 @@ Loop order: a matrix product runs `i, k, j` (`C[i, :] += A[i, k] * B[k, :]`), so
 loop is contiguous in `B` and `C` and carries no reduction: it vectorizes without
 reassociation, in the primal and in the adjoint. A 2-D `B` whose rows are not contiguous at
 run time (`W.T` in `x @ W.T`, a Fortran-order or strided argument) is first copied into a
-C-contiguous block, freed after the product. A matrix-vector product is a row dot per output
-(contiguous rows of A).
+C-contiguous block, freed after the product. A matrix-vector product sums rows of A four
+at a time in one loop over k (independent sums, so no add waits on the previous row's), or,
+when A is read by columns (`A.T @ x`), updates the result column by column; a vector-matrix
+product updates the result row by row, or sums columns when they are contiguous. Every
+element is summed over k in order, whichever loop runs.
 
 Invariant: operands are read as views (a lazy operand is computed once into a temporary:
 each of its elements is read many times); the result is a fresh buffer.
@@ -33,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from enzyme_py.frontend.arrays import lazy as L
-from enzyme_py.frontend.arrays import loops
+from enzyme_py.frontend.arrays import loops, views
 from enzyme_py.frontend.arrays.elementwise import lift
 from enzyme_py.frontend.arrays.heap import NULL
 from enzyme_py.frontend.arrays.reductions import error, normalize_axes, reduce
@@ -105,37 +108,123 @@ def matmul(c: Compiling, a: Any, b: Any, node: ast.AST) -> Any:
     if bv.type.ndim == 1:  # (..., n, k) @ (k,) -> (..., n): row dots
         _check_inner(c, av.dims[-1], bv.dims[0], node)
         out = L.fresh(c, Array(elem, av.type.ndim - 1), av.dims[:-1], node)
-
-        def row(idx: list[Value]) -> None:
-            v = _dot_into(c, elem, bv.dims[0], lambda k: _load(c, av, [*idx, k], elem),
-                          lambda k: _load(c, bv, [k], elem))
-            c.b.store(v, L.element_address(c, out, idx))
-
-        loops.nest(c, out.dims, row)
+        if av.type.ndim == 2 and not av.contiguous:  # (A.T @ x: columns of A contiguous)
+            _by_layout(c, av.strides[1], lambda: _row_dots(c, av, bv, out, elem),
+                       av.strides[0], lambda: _column_updates(c, av, bv, out, elem))
+        else:
+            _row_dots(c, av, bv, out, elem)
         return out
     if av.type.ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
         _check_inner(c, av.dims[0], bv.dims[-2], node)
         dims = [*bv.dims[:-2], bv.dims[-1]]
         out = L.fresh(c, Array(elem, len(dims)), dims, node)
-        _zero(c, out)
-
-        def col(idx: list[Value]) -> None:  # out[..., :] += a[k] * b[..., k, :]
-            lead = idx[:-1]
-
-            def over_k(k: Value) -> None:
-                ak = _load(c, av, [k], elem)
-
-                def over_j(j: Value) -> None:
-                    _accumulate(c, out, [*lead, j], elem, ak,
-                                _load(c, bv, [*lead, k, j], elem))
-
-                c.counted_loop(bv.dims[-1], over_j)
-
-            c.counted_loop(av.dims[0], over_k)
-
-        loops.nest(c, [*bv.dims[:-2], ConstantInt(T.I64, 1)], col)
+        if bv.type.ndim == 2 and not bv.contiguous:  # (x @ W.T: W's rows contiguous)
+            bt = views.transpose(c, bv)
+            _by_layout(c, bv.strides[1], lambda: _row_updates(c, av, bv, out, elem),
+                       bv.strides[0], lambda: _row_dots(c, bt, av, out, elem))
+        else:
+            _row_updates(c, av, bv, out, elem)
         return out
     return _matrix_product(c, av, bv, elem, node)
+
+
+def _by_layout(c: Compiling, inner: Value, rowwise: Callable[[], None], outer: Value,
+               columnwise: Callable[[], None]) -> None:
+    """`columnwise()` where a matrix's inner stride is not 1 but its outer one is (it is
+    read by columns), else `rowwise()`: the same sums in the same order either way, each
+    loop nest reading memory contiguously."""
+    b = c.b
+    one = ConstantInt(T.I64, 1)
+    by_columns = b.binop("and", b.icmp("ne", inner, one), b.icmp("eq", outer, one))
+    cols, rows, done = (c.new_block("matvec.columns"), c.new_block("matvec.rows"),
+                        c.new_block("matvec.end"))
+    b.condbr(by_columns, cols, rows)
+    for blk, emit in ((cols, columnwise), (rows, rowwise)):
+        b.position_at_end(blk)
+        emit()
+        b.br(done)
+    b.position_at_end(done)
+
+
+#: Rows of a matrix-vector product summed side by side: independent sums in one loop, so
+#: each add waits for its own row's previous add only (a single dot waits on every add).
+ROWS_TOGETHER = 4
+
+
+def _row_dots(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> None:
+    """out[..., i] = sum over k of av[..., i, k] * bv[k], each in order of k; a 2-D av's
+    rows `ROWS_TOGETHER` at a time (the same sums, interleaved), then the rest one by one."""
+    def row(idx: list[Value]) -> None:
+        v = _dot_into(c, elem, bv.dims[0], lambda k: _load(c, av, [*idx, k], elem),
+                      lambda k: _load(c, bv, [k], elem))
+        c.b.store(v, L.element_address(c, out, idx))
+
+    if av.type.ndim != 2:
+        loops.nest(c, out.dims, row)
+        return
+    b = c.b
+    group = ConstantInt(T.I64, ROWS_TOGETHER)
+    groups = b.binop("udiv", av.dims[0], group)
+    c.counted_loop(groups, lambda g: _rows_together(c, av, bv, out, elem,
+                                                    b.mul(g, group, flags=("nuw", "nsw"))))
+    first = b.mul(groups, group, flags=("nuw", "nsw"))
+    c.counted_loop(b.sub(av.dims[0], first),
+                   lambda r: row([c.b.add(first, r, flags=("nuw", "nsw"))]))
+
+
+def _rows_together(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar,
+                   i0: Value) -> None:
+    """out[i0 + r] for r < ROWS_TOGETHER: one loop over k keeps each row's sum."""
+    rows = [c.b.add(i0, ConstantInt(T.I64, r), flags=("nuw", "nsw"))
+            for r in range(ROWS_TOGETHER)]
+    accs = [c.alloca_at.alloca(elem.ir, name="dot") for _ in rows]
+    for acc in accs:
+        c.b.store(const(elem, 0).v, acc)
+
+    def body(k: Value) -> None:
+        xk = _load(c, bv, [k], elem)
+        for i, acc in zip(rows, accs, strict=True):
+            prod = c.binop(ast.Mult(), SVal(elem, _load(c, av, [i, k], elem)), SVal(elem, xk),
+                           c.fdef)
+            cur = SVal(elem, c.b.load(elem.ir, acc))
+            c.b.store(c.binop(ast.Add(), cur, prod, c.fdef).v, acc)
+
+    c.counted_loop(bv.dims[0], body)
+    for i, acc in zip(rows, accs, strict=True):
+        c.b.store(c.b.load(elem.ir, acc), L.element_address(c, out, [i]))
+
+
+def _column_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> None:
+    """out[:] = 0, then out[:] += av[:, k] * bv[k] for k in order (2-D av): the sums of
+    `_row_dots`, in the same order."""
+    _zero(c, out)
+
+    def over_k(k: Value) -> None:
+        bk = _load(c, bv, [k], elem)
+        c.counted_loop(av.dims[0], lambda i: _accumulate(
+            c, out, [i], elem, _load(c, av, [i, k], elem), bk))
+
+    c.counted_loop(av.dims[1], over_k)
+
+
+def _row_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> None:
+    """out[..., :] = 0, then out[..., :] += av[k] * bv[..., k, :] for k in order."""
+    _zero(c, out)
+
+    def col(idx: list[Value]) -> None:
+        lead = idx[:-1]
+
+        def over_k(k: Value) -> None:
+            ak = _load(c, av, [k], elem)
+
+            def over_j(j: Value) -> None:
+                _accumulate(c, out, [*lead, j], elem, ak, _load(c, bv, [*lead, k, j], elem))
+
+            c.counted_loop(bv.dims[-1], over_j)
+
+        c.counted_loop(av.dims[0], over_k)
+
+    loops.nest(c, [*bv.dims[:-2], ConstantInt(T.I64, 1)], col)
 
 
 def _zero(c: Compiling, out: AVal) -> None:
