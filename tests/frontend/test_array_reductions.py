@@ -756,7 +756,7 @@ def _in_order_matvec(A, x):
 
 
 @pytest.mark.parametrize("layout", ["C", "transposed", "Fortran", "step-2"])
-@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9])
+@pytest.mark.parametrize("n", [0, 3, 5])  # (no row, a group of four short, one past)
 def test_matvec_sums_each_row_in_order(layout, n):
     """A @ x sums rows four at a time (or, for A read by columns, updates the result column
     by column); x @ A likewise: every element is the in-order sum, bit for bit."""
@@ -767,7 +767,7 @@ def test_matvec_sums_each_row_in_order(layout, n):
     x, y = RNG.normal(size=k), RNG.normal(size=n)
     assert np.array_equal(enzyme_py.jit(mv_product)(A, x), _in_order_matvec(A, x))
     assert np.array_equal(enzyme_py.jit(vm_product)(y, A), _in_order_matvec(A.T, y))
-    if n:
+    if n == 5:
         _grad(mv_loss, A, x, y, argnums=(0, 1, 2))
 
 
