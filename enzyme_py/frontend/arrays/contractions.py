@@ -124,8 +124,8 @@ def _nest(c: Any, labels: list[str], ext: dict[str, Value], at: dict[str, Value]
                                                    body))
 
 
-def _packed(c: Any, operands: list[Any], inputs: list[str], output: str, node: ast.AST
-            ) -> tuple[list[Any], list[str]]:
+def _packed(c: Any, operands: list[Any], inputs: list[str], output: str, order: list[str],
+            node: ast.AST) -> tuple[list[Any], list[str]]:
     """The operands, with those that cross the output's rows copied so that its last label
     is their last axis too, when that turns one sum per output element (a chain of dependent
     adds: `'kji,nki->nkj'`, `'ij,kj->ik'`) into updates of a contiguous output row in the
@@ -135,8 +135,7 @@ def _packed(c: Any, operands: list[Any], inputs: list[str], output: str, node: a
     each iteration of that loop, so the copy costs a fraction of the work); otherwise, and
     when the new order would not end with that label, nothing changes. Each output element is
     still summed over the same labels in the same order, so the result is bit for bit the
-    same."""
-    order = loop_order(inputs, output)
+    same. `order` is `loop_order(inputs, output)`."""
     outer = [ch for ch in order if ch in output]
     if not output or len(outer) == len(order) or order[:len(outer)] != outer:
         return operands, inputs
@@ -164,8 +163,9 @@ def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: 
     operands = [v if isinstance(v, L.Lazy) and set(s) == set(order) and len(set(s)) == len(s)
                 else c.view(v, node) for v, s in zip(operands, inputs, strict=True)]
     ext = _label_extents(c, operands, inputs, node)
-    operands, inputs = _packed(c, operands, inputs, output, node)
-    order = loop_order(inputs, output)
+    packed, inputs = _packed(c, operands, inputs, output, order, node)
+    if packed is not operands:
+        operands, order = packed, loop_order(inputs, output)
 
     def product(at: dict[str, Value]) -> SVal:
         acc: SVal | None = None
