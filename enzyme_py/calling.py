@@ -25,6 +25,7 @@ from enzyme_py.analysis.activities import Activity
 from enzyme_py.errors import ArgumentValueError, CallError
 from enzyme_py.frontend import CompileSession, ErrorSite, FType, Scalar, type_of_value
 from enzyme_py.frontend.ftypes import Array, Tuple, abi_extents, element_strides
+from enzyme_py.ir import Module
 
 _NDARRAY = np.ndarray
 
@@ -289,16 +290,23 @@ def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:
     return None
 
 
-def compile_checked(text: str, session: CompileSession, entry: str, opt_level: int = 2,
-                    **backend_options: Any) -> tuple[Any, ErrorRecord | None]:
-    """`backend.compile_ir(text)` with the error record made per call where the module can
-    be rewritten so that `entry` (the function callers call) takes it as its last argument
-    (`record_as_parameter`; else the global record), and the record."""
+def compile_checked(module: Module | str, session: CompileSession, entry: str,
+                    opt_level: int = 2, **backend_options: Any) -> tuple[Any, ErrorRecord | None]:
+    """`backend.compile_ir` of `module` with the error record made per call where the module
+    can be rewritten so that `entry` (the function callers call) takes it as its last
+    argument (`pass_record`; else the global record), and the record. A `Module` is
+    rewritten in place (the caller hands it over) and printed once; text is parsed only
+    when it holds the record."""
     from enzyme_py import backend
-    from enzyme_py.frontend.record_parameter import record_as_parameter
+    from enzyme_py.frontend.record_parameter import pass_record, record_as_parameter
 
-    per_call = record_as_parameter(text, session.error_name, entry)
-    jm = backend.compile_ir(per_call or text, opt_level=opt_level, **backend_options)
+    if isinstance(module, str):
+        per_call = record_as_parameter(module, session.error_name, entry)
+        text = per_call or module
+    else:
+        per_call = pass_record(module, session.error_name, entry) or None
+        text = str(module)
+    jm = backend.compile_ir(text, opt_level=opt_level, **backend_options)
     if per_call is not None:
         return jm, ErrorRecord(None, list(session.sites))
     return jm, error_record(jm, session)

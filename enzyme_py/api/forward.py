@@ -87,7 +87,7 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     # a Hessian needs only the tangent of the gradient (and nested structs cannot be returned)
     out, dname = forward_module(module, fname, flat_fwd, opt_level=0,
                                 return_primal=not with_gradient)
-    jm, errors = compile_checked(str(out), session, dname)
+    jm, errors = compile_checked(out, session, dname)
     return _Checked(jm.function(dname), errors), types
 
 
@@ -255,7 +255,7 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     module, gname = gradient_module(module, fname, rev_acts, True, opt_level=2)
     out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
                                 width=width)
-    jm, errors = compile_checked(str(out), session, dname)
+    jm, errors = compile_checked(out, session, dname)
     return _COMPILED.put(f, key, _Checked(jm.function(dname), errors))
 
 

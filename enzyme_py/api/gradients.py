@@ -185,7 +185,7 @@ class GradCache:
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
         only_export(out, gname)
-        jm, errors = compile_checked(str(out), session, gname, self.options.opt_level,
+        jm, errors = compile_checked(out, session, gname, self.options.opt_level,
                                      keep_object=disk is not None)
         native = jm.function(gname)
         g = Gradient(native, errors, types, acts, rt,

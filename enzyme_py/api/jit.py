@@ -102,7 +102,7 @@ class JitFunction:
                 written = written_arrays(optimized.get_function(compiled.function.name or ""),
                                           types)
                 reject_read_only_writes(self.pyfunc.__name__, self.params, args, written)
-            jm, errors = compile_checked(str(module), session, compiled.function.name or "",
+            jm, errors = compile_checked(module, session, compiled.function.name or "",
                                          self.options.opt_level,
                                          keep_object=disk is not None)
             native = jm.function(compiled.function.name or "")

@@ -13,6 +13,7 @@ record only through a direct call is rewritten too; when the module uses the rec
 function in a way this cannot follow (a function's address taken, the record in a constant
 expression other than a `getelementptr` or inside another global), nothing is changed and
 None is returned (the caller then reads the global, correct on one thread at a time).
+`pass_record` does the same on a parsed module in place, all or nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.instructions import Call, GetElementPtr, Instruction, Phi
 from enzyme_py.ir.values import Argument, ConstantExpr, Value
 
-__all__ = ["record_as_parameter"]
+__all__ = ["pass_record", "record_as_parameter"]
 
 
 class _Unsupported(Exception):
@@ -53,22 +54,33 @@ def record_as_parameter(text: str, record: str, entry: str | None = None) -> str
     if f"@{record} " not in text:  # (no record: nothing to parse)
         return None
     module = parse_module(text)
+    return str(module) if pass_record(module, record, entry) else None
+
+
+def pass_record(module: Module, record: str, entry: str | None = None) -> bool:
+    """`record_as_parameter` on a module in place, without a text round trip: True when it
+    was rewritten; False (and `module` unchanged) when it cannot be, or has no record, or
+    `entry` would not take it."""
     g = next((v for v in module.globals if v.name == record), None)
     if g is None:
-        return None
+        return False
     try:
-        users = _rewrite(module, g)
+        users = _users(module, g)
     except _Unsupported:
-        return None
+        return False
     if entry is not None and entry not in {f.name for f in users}:
-        return None
-    return str(module)
+        return False
+    _rewrite(module, g, users)
+    return True
 
 
-def _rewrite(module: Module, g: GlobalVariable) -> set[Function]:
+def _users(module: Module, g: GlobalVariable) -> set[Function]:
+    """The functions that must take the record (those that use it and their callers,
+    transitively); `_Unsupported` where the rewrite could not follow a use. Changes nothing,
+    so that a rewrite that starts always finishes."""
     defined = [f for f in module.functions if not f.is_declaration]
     users: set[Function] = set()
-    while True:  # the functions that use the record, and their callers, transitively
+    while True:
         more = {f for f in defined if f not in users and _uses(f, g, users)}
         if not more:
             break
@@ -83,20 +95,34 @@ def _rewrite(module: Module, g: GlobalVariable) -> set[Function]:
                 callee = isinstance(inst, Call) and k == len(inst.operands) - 1
                 if any(_mentions(op, u) for u in users) and not callee:
                     raise _Unsupported  # a function's address taken
+                if f in users and not _followable(op, g):
+                    raise _Unsupported  # the record in a constant other than a gep
+    if any(f.function_type.vararg for f in users):
+        raise _Unsupported
+    return users
+
+
+def _followable(v: Value, g: GlobalVariable) -> bool:
+    """Can `_rewrite_body` rebuild operand `v` from the parameter? (the record itself, a
+    constant without it, or plain `getelementptr` constants over it)"""
+    if v is g or not isinstance(v, ConstantExpr) or not _mentions(v, g):
+        return True
+    return v.opcode == "getelementptr" and not v.extra and \
+        all(_followable(o, g) for o in v.ops)
+
+
+def _rewrite(module: Module, g: GlobalVariable, users: set[Function]) -> None:
     params = {}
     for f in users:
         arg = Argument(T.PTR, "error.record", attrs=["noalias"])  # the call's own block
         ftype = T.FunctionType(f.function_type.ret, (*f.function_type.params, T.PTR),
                                f.function_type.vararg)
-        if ftype.vararg:
-            raise _Unsupported
         f.set_type(ftype, [*f.args, arg])
         params[f] = arg
     for f in users:
         _rewrite_body(f, g, params)
     module.globals.remove(g)
     module.symbols.pop(g.name, None)
-    return users
 
 
 def _constants(v: Value) -> list[Value]:
@@ -118,9 +144,7 @@ def _rewrite_body(f: Function, g: GlobalVariable, params: dict[Function, Argumen
             return arg
         if not isinstance(v, ConstantExpr) or not _mentions(v, g):
             return v
-        if v.opcode != "getelementptr" or v.extra:
-            raise _Unsupported
-        count[0] += 1
+        count[0] += 1  # (a plain getelementptr: checked by `_followable`)
         ops = [materialize(o, before) for o in v.ops]
         gep = GetElementPtr(v.source_type, v.type, ops, f"error.record.{count[0]}", v.flags)
         block = before.parent

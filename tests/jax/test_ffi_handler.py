@@ -326,6 +326,29 @@ define double @outer(ptr %x, i64 %n, double %a, ptr %y) {
     assert record_as_parameter(caller, "missing") is None
 
 
+def test_the_in_place_rewrite_is_all_or_nothing():
+    """`pass_record` on a parsed module: the same text as `record_as_parameter`; where one
+    use cannot be followed (a `ptrtoint` of the record in a second function), the module
+    is left exactly as it was, the first function included."""
+    from enzyme_py.frontend.record_parameter import pass_record, record_as_parameter
+    from enzyme_py.ir import parse
+
+    module = parse(CALLEE)
+    assert pass_record(module, "err", "scale")
+    assert str(module) == record_as_parameter(CALLEE, "err", "scale")
+    odd = CALLEE + """
+define i64 @where() {
+  ret i64 ptrtoint (ptr getelementptr inbounds ([3 x i64], ptr @err, i64 0, i64 1) to i64)
+}
+"""
+    module = parse(odd)
+    before = str(module)
+    assert not pass_record(module, "err", "scale")
+    assert str(module) == before and "@err" in before
+    assert record_as_parameter(odd, "err", "scale") is None
+    assert not pass_record(parse(CALLEE), "err", "missing_entry")
+
+
 def test_operands_can_be_read_from_other_frame_positions():
     base = _spec()
     h = _compile(HandlerSpec(**{**base.__dict__, "name": "test_slots", "arg_slots": (1, 0)}))
