@@ -77,11 +77,17 @@ class Ways:
     """The one way into a reversed loop whose forward loop leaves from several blocks: each
     exit would enter the reversed cycle at a different block, and LLVM does not optimize such
     (irreducible) cycles. Every edge entering it, and its back edge, goes to `block`, which
-    switches on `slot`: 0 (the back edge) to the reversed latch, k to the k-th target."""
+    switches on `slot`: 0 (the back edge) to the reversed latch, k to the k-th target.
+
+    The edges entering it (not the back edge) go through `enter` first, which then branches to
+    `block`: what every way in does alike (the values the reversed loop fetches once, see
+    `Tape.enter_loop`) is emitted there once instead of once per edge. A loop left from many
+    blocks (every failed check inside it) would otherwise repeat that code at each."""
 
     block: Block
     slot: I.Instruction
     switch: I.Switch
+    enter: Block
     targets: dict[Block, int] = field(default_factory=dict)
 
     def to(self, target: Block) -> int:
@@ -196,11 +202,13 @@ def reverse_ways(ctx: DerivationContext, cf: ControlFlow, rev: dict[Block, Block
         if len(landings[lp]) < 2 or cf.loops.loop_of.get(lp.latch) is not lp:
             continue  # (a latch inside a child loop: its back edge enters the child's ways)
         block = ctx.work.append_block(names.reverse_block(lp.header.name) + ".ways")
+        enter = ctx.work.append_block(names.reverse_block(lp.header.name) + ".enter")
         slot = ctx.entry_alloca(T.I32, "way")
         b = Builder().position_at_end(block)
         switch = b.switch(b.load(T.I32, slot, name="way"), rev[lp.latch])
         assert isinstance(switch, I.Switch)
-        cf.ways[lp] = Ways(block, slot, switch)
+        b.position_at_end(enter).br(block)
+        cf.ways[lp] = Ways(block, slot, switch, enter)
 
 
 def _landing(cf: ControlFlow, lp: Loop, x: Block) -> object:
@@ -219,7 +227,7 @@ def way_in(cf: ControlFlow, b: Builder, target: Block, entering: list[Loop],
            around: Loop | None) -> Block:
     """Where a reverse edge to `target` goes: to the ways of the loop it goes around again
     (`around`, its back edge), and of each reversed loop it enters (`entering`, outermost
-    first), recording which way to take there."""
+    first; through the ways' `enter` block), recording which way to take there."""
     ways = cf.ways.get(around) if around is not None else None
     if ways is not None:
         b.store(ConstantInt(T.I32, 0), ways.slot)
@@ -228,5 +236,5 @@ def way_in(cf: ControlFlow, b: Builder, target: Block, entering: list[Loop],
         ways = cf.ways.get(lp)
         if ways is not None:
             b.store(ConstantInt(T.I32, ways.to(target)), ways.slot)
-            target = ways.block
+            target = ways.enter
     return target

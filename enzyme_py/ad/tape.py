@@ -168,8 +168,7 @@ class Tape:
             self.hoist_slots[(v, outer)] = slot
             state = self.cf.loop_states[outer]
             state.fetched.append((v, slot))
-            for edge, _ in state.entry_edges:  # edges already emitted: fetch there too
-                self._at_edge(edge, lambda: self.b.store(self.lookup(v), slot))
+            self._at_entries(state, lambda: self.b.store(self.lookup(v), slot))
         return self.b.load(v.type, slot, name=v.name)
 
     # --- adjoints of loop-invariant loads, summed in a slot -------------------------------------
@@ -228,8 +227,7 @@ class Tape:
             state = self.cf.loop_states[lp]
             zero = adjoint_zero(ty)
             state.fetched.append((zero, slot))  # reset on every way in
-            for edge, _ in state.entry_edges:
-                self._at_edge(edge, lambda: self.b.store(zero, slot))
+            self._at_entries(state, lambda: self.b.store(zero, slot))
             assert lp.preheader is not None
             self.flushes.append((lp.preheader, p, shadow, slot, ty))
         return slot
@@ -252,6 +250,17 @@ class Tape:
                     b.store(add_values(b, b.load(ty, sp), b.load(ty, slot)), sp)
                 else:
                     self.accumulation.add(b, p, sp, b.load(ty, slot))
+
+    def _at_entries(self, state: LoopState, emit: Callable[[], object]) -> None:
+        """Emit what every way into the reversed loop of `state` does (a value it fetches):
+        once in its ways' shared `enter` block where it has ways, else on each entry edge
+        emitted so far (`enter_loop` emits it on the later ones)."""
+        ways = self.cf.ways.get(state.loop)
+        if ways is not None:
+            self._at_edge(ways.enter, emit)
+            return
+        for edge, _ in state.entry_edges:
+            self._at_edge(edge, emit)
 
     def _at_edge(self, edge: Block, emit: Callable[[], object]) -> None:
         saved = (self.b.block, self.b.index)
@@ -600,6 +609,8 @@ class Tape:
         self.b.store(self.lookup(state.limits[exit_block]), state.riv_slot, 8)
         for _, finals, rev_slot in state.grown:
             self.b.store(self.lookup(finals[exit_block]), rev_slot, 8)
+        if state.loop in self.cf.ways:
+            return  # the fetches are in the ways' `enter` block, which the edge goes through
         for v, slot in state.fetched:  # (after the counters and arrays they may read)
             self.b.store(self.lookup(v), slot)
 

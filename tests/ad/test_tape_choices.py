@@ -2,7 +2,8 @@
 structure is in tests/filecheck/reverse/): loads of memory no later write changes are re-read,
 not cached (`load_reread_after_last_write.ll`); a load an inner loop repeats unchanged is cached
 once per outer iteration and fetched once per reversed inner loop (`tape_invariant_load.ll`); a
-loop with two exits is reversed through one way in (`loop_two_exits_ways.ll`); the last
+loop with two exits is reversed through one way in (`loop_two_exits_ways.ll`), where what
+it fetches is fetched once (`loop_ways_fetch_once.ll`); the last
 iteration of a counted loop and a two-way merge's way in are recomputed (`loop_structure.ll`,
 `branch_structure.ll`). Then the same shapes through the Python front end, whose bounds checks
 give every loop a second exit: a triangular nest reading a scratch row (ADBench GMM's), a
@@ -40,6 +41,26 @@ def test_reread_buffer_gradient(fn, n) -> None:
     dx = np.zeros(n)
     df(x, dx, n, 1.0)
     np.testing.assert_allclose(dx, 18 * x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "m", "cut"), [(1, 1, 9.0), (3, 5, 9.0), (4, 6, 2), (7, 9, 0)])
+def test_fetch_once_in_a_loop_with_two_exits(n, m, cut) -> None:
+    """s += x_i * sum(y_j before the first y_j > lim), x_i overwritten by s; the reversed
+    inner loop is entered by both exits through one block that fetches x_i once."""
+    f, df = _compiled("loop_ways_fetch_once.ll", "f", ["dup", "dup", "const", "const", "const"])
+    rng = np.random.default_rng(n + 10 * m)
+    x0, y = rng.standard_normal(n), np.abs(rng.standard_normal(m))
+    lim = float(cut) if isinstance(cut, float) else 5.0
+    if not isinstance(cut, float):  # a break at y[cut]
+        y[cut] = lim + 1.0
+    kept = np.sum(y[:np.argmax(y > lim)] if np.any(y > lim) else y)
+    assert f(x0.copy(), y, n, m, lim) == pytest.approx(kept * np.sum(x0), rel=1e-12)
+    x, dx, dy = x0.copy(), np.zeros(n), np.zeros(m)
+    df(x, dx, y, dy, n, m, lim, 1.0)
+    np.testing.assert_allclose(dx, np.full(n, kept), rtol=1e-12, atol=1e-12)
+    want_dy = np.zeros(m)
+    want_dy[:len(y[:np.argmax(y > lim)]) if np.any(y > lim) else m] = np.sum(x0)
+    np.testing.assert_allclose(dy, want_dy, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize(("n", "m"), [(0, 1), (1, 1), (3, 4), (20, 7)])

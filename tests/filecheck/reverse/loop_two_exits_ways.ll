@@ -1,4 +1,4 @@
-; reverse mode of a loop with two exits (the test in the header, a break in the body): each exit enters the reversed loop at a different block, so both, and the back edge, go through one block that switches on the way in; the reversed loop stays a natural loop (reducible) that LLVM optimizes
+; reverse mode of a loop with two exits (the test in the header, a break in the body): each exit enters the reversed loop at a different block, so both, and the back edge, go through one block that switches on the way in (the exits through a shared `enter` block first, where what every way in does is done once, the back edge straight); the reversed loop stays a natural loop (reducible) that LLVM optimizes
 ; RUN: enzyme-py opt %s -p 'prepare{fn=f},reverse{fn=f,acts=dup,const,const,ret=active},dupnoneed{fn=f,acts=dup,const,const,ret=active}' | filecheck %s
 
 define double @f(ptr noalias %x, i64 %n, double %lim) {
@@ -35,14 +35,16 @@ exit:
 ; CHECK-NEXT: i32 1, label %rev.head
 ; CHECK-NEXT: i32 2, label %rev.body
 ; CHECK-NEXT: ]
+; CHECK: rev.head.enter:
+; CHECK-NEXT: br label %rev.head.ways
 ; CHECK: rev.exit.to.head:
 ; CHECK: store i32 1, ptr %way
 ; CHECK-NEXT: store i64 %iv.last, ptr %riv, align 8
-; CHECK-NEXT: br label %rev.head.ways
+; CHECK-NEXT: br label %rev.head.enter
 ; CHECK: rev.exit.to.body:
 ; CHECK: store i32 2, ptr %way
 ; CHECK-NEXT: store i64 %iv.last, ptr %riv, align 8
-; CHECK-NEXT: br label %rev.head.ways
+; CHECK-NEXT: br label %rev.head.enter
 ; CHECK: rev.head.to.latch:
 ; CHECK: store i32 0, ptr %way
 ; CHECK-NEXT: br label %rev.head.ways
