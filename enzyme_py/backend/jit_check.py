@@ -34,8 +34,11 @@ _DATALAYOUT = re.compile(r'^target datalayout = "([^"\n]*)"', re.MULTILINE)
 _TRIPLE = re.compile(r'^target triple = "([^"\n]*)"', re.MULTILINE)
 _INTRINSIC = re.compile(r'@(llvm\.([a-z0-9]+)\.[-\w.$]*)')
 _FEATURES = re.compile(r'"target-features"="([^"\n]*)"')
-_INLINE_ASM = re.compile(r"\basm\b(?: sideeffect| alignstack| inteldialect| unwind)* \"|"
-                         r"^module asm ", re.MULTILINE)
+# (two patterns that each start with a literal, which `re` finds fast: one alternation, or a
+# leading \b, would try every position of a large module)
+_ASM_CALL = re.compile(r'asm(?: sideeffect| alignstack| inteldialect| unwind)* "')
+_MODULE_ASM = re.compile(r"^module asm ", re.MULTILINE)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
 #: The prefixes of LLVM's target-specific intrinsics (`llvm.<prefix>.*`, Intrinsics*.td) and
 #: the architectures (as `get_triple_parts` names them) each belongs to.
 TARGET_INTRINSICS = {
@@ -85,10 +88,19 @@ def check_jit(text: str, level: int) -> None:
                                f"this host ({arch}) cannot compile (LLVM would abort)")
         risky.append(f"the {prefix} intrinsic @{name}")
     _check_features(text, arch, host.features)
-    if _INLINE_ASM.search(text):
+    if _has_inline_asm(text):
         risky.append("inline asm")
     if risky and os.environ.get(CHILD_ENV, "0") in ("", "0"):
         _compile_in_child(text, level, risky[0])
+
+
+def _has_inline_asm(text: str) -> bool:
+    """Does `text` hold module-level asm or a call of inline asm (`asm` as a word, not the
+    end of a name such as `%x.asm`)?"""
+    if _MODULE_ASM.search(text):
+        return True
+    return any(m.start() == 0 or text[m.start() - 1] not in _NAME_CHARS
+               for m in _ASM_CALL.finditer(text))
 
 
 def _intrinsics(text: str) -> dict[str, str]:

@@ -372,6 +372,22 @@ def test_valid_inline_asm_compiles():
     assert "compiled ['f']" in out
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    ('  call void asm sideeffect "nop", ""()', True),
+    ('  %r = call i32 asm inteldialect "mov eax, 7", "={eax}"()', True),
+    ('call void asm "x"', True),  # (at the very start)
+    ('module asm "  .globl f"', True),
+    ("  %asm = add i32 1, 2", False),
+    ('  call void @f.asm(ptr @g.asm) "', False),  # names that end in asm
+    ('@s = constant [9 x i8] c"x.asm \\"\\00"', False),
+])
+def test_inline_asm_is_found_as_a_word_only(text, found):
+    """Modules with inline asm are compiled in a child process first; what is asm."""
+    from enzyme_py.backend.jit_check import _has_inline_asm
+
+    assert _has_inline_asm(text) is found
+
+
 def test_triple_without_an_llvm_target_is_optimized_with_the_hosts_machine():
     from enzyme_py.backend import TargetWarning, optimize
 
