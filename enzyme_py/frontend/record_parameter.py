@@ -90,13 +90,18 @@ def _users(module: Module, g: GlobalVariable) -> set[Function]:
                 any(_mentions(v, g) or v in users for v in _constants(gv.initializer)):
             raise _Unsupported
     for f in defined:
+        rewritten = f in users
         for inst in f.instructions():
-            for k, op in enumerate(inst.operands):
-                callee = isinstance(inst, Call) and k == len(inst.operands) - 1
-                if any(_mentions(op, u) for u in users) and not callee:
-                    raise _Unsupported  # a function's address taken
-                if f in users and not _followable(op, g):
-                    raise _Unsupported  # the record in a constant other than a gep
+            callee = len(inst.operands) - 1 if isinstance(inst, Call) else -1
+            for k, op in enumerate(inst.operands):  # (only functions and constant
+                if isinstance(op, Function):        # expressions can name a user)
+                    if op in users and k != callee:
+                        raise _Unsupported  # a function's address taken
+                elif isinstance(op, ConstantExpr):
+                    if any(_mentions(op, u) for u in users):
+                        raise _Unsupported  # a function's address taken
+                    if rewritten and not _followable(op, g):
+                        raise _Unsupported  # the record in a constant other than a gep
     if any(f.function_type.vararg for f in users):
         raise _Unsupported
     return users
