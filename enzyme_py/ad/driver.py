@@ -153,9 +153,12 @@ def prepare(module: Module, on_stage: Stage | None = None,
     return run_pipeline(module, prepare_pipeline(targets, inline), on_stage)
 
 
-def _derive(module: Module, text: str, on_stage: Stage | None) -> tuple[Module, str]:
+def _derive(module: Module, text: str, on_stage: Stage | None,
+            handed_over: bool = False) -> tuple[Module, str]:
+    """`text` run on a copy of `module`, or with `handed_over` on `module` itself (the caller
+    gives it up: no print and re-parse to copy it)."""
     pipeline = Pipeline.parse(text)
-    out = pipeline.run(reparse(module), on_stage)
+    out = pipeline.run(module if handed_over else reparse(module), on_stage)
     made = [p for p in pipeline.passes if isinstance(p, (Reverse, Forward))]
     assert made and made[-1].derived is not None
     return out, made[-1].derived
@@ -163,24 +166,28 @@ def _derive(module: Module, text: str, on_stage: Stage | None) -> tuple[Module, 
 
 def gradient_module(module: Module, function: str, activities: Sequence[str],
                     return_active: bool, config: Config | None = None, *,
-                    on_stage: Stage | None = None, **changes: Any) -> tuple[Module, str]:
+                    on_stage: Stage | None = None, handed_over: bool = False,
+                    **changes: Any) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name).
-    The options are `config`'s (opt level, inlining, name, return-primal), with `changes`."""
+    The options are `config`'s (opt level, inlining, name, return-primal), with `changes`.
+    `module` is left as it was, unless `handed_over` (the caller no longer reads it: it is
+    then worked on in place, which saves copying it)."""
     text = gradient_pipeline(function, activities, return_active, _config(config, changes),
                              show_activity=on_stage is not None)
-    return _derive(module, text, on_stage)
+    return _derive(module, text, on_stage, handed_over)
 
 
 def forward_module(module: Module, function: str, activities: Sequence[str],
                    config: Config | None = None, *, on_stage: Stage | None = None,
-                   **changes: Any) -> tuple[Module, str]:
-    """Canonicalize a copy of `module`, add the forward derivative of `function`, optimize;
-    returns (module, name of the derivative). The forward twin of `gradient_module` (the
-    options are `config`'s, with `changes`: width, name, return-primal, inlining, opt level).
+                   handed_over: bool = False, **changes: Any) -> tuple[Module, str]:
+    """Canonicalize a copy of `module` (`module` itself where `handed_over`), add the
+    forward derivative of `function`, optimize; returns (module, name of the derivative).
+    The forward twin of `gradient_module` (the options are `config`'s, with `changes`:
+    width, name, return-primal, inlining, opt level).
 
     Example::
 
         out, name = forward_module(parse(text), "f", ["dup", "const"], width=2)
     """
     text = forward_pipeline(function, activities, _config(config, changes))
-    return _derive(module, text, on_stage)
+    return _derive(module, text, on_stage, handed_over)

@@ -208,7 +208,8 @@ def _forward_native(f: Callable, args: Sequence[Any]
         else:
             acts.append(Activity.DUP if t.is_float else Activity.CONST)
     acts += slot_activities(layout.items, Activity.DUP)
-    out, dname = forward_module(module, wname, acts, opt_level=0, return_primal=True)
+    out, dname = forward_module(module, wname, acts, opt_level=0, return_primal=True,
+                                handed_over=True)
     jm, errors = compile_checked(out, session, dname)
     return _FORWARD.put(f, key, (jm.function(dname), types, layout, errors))
 

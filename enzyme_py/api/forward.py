@@ -76,7 +76,8 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
     flat_fwd = _flat_activities(types, [Activity.DUP], Activity.DUP)
     if with_gradient:
         rev_acts = _flat_activities(types, [Activity.DUP], Activity.OUT)
-        module, fname = gradient_module(module, fname, rev_acts, True, opt_level=2)
+        module, fname = gradient_module(module, fname, rev_acts, True, opt_level=2,
+                                        handed_over=True)
         grad_fn = module.get_function(fname)
         # forward activities of the gradient's own parameters: its primal arguments and the
         # shadows (dup, their tangents are the second-order directions), the seed const
@@ -85,7 +86,7 @@ def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> t
         if len(flat_fwd) != len(grad_fn.args):
             raise EnzymePyError("internal error: the gradient's signature is unexpected")
     # a Hessian needs only the tangent of the gradient (and nested structs cannot be returned)
-    out, dname = forward_module(module, fname, flat_fwd, opt_level=0,
+    out, dname = forward_module(module, fname, flat_fwd, opt_level=0, handed_over=True,
                                 return_primal=not with_gradient)
     jm, errors = compile_checked(out, session, dname)
     return _Checked(jm.function(dname), errors), types
@@ -252,9 +253,10 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
             fwd_acts += [Activity.CONST, *extents]
     fwd_acts.append(Activity.CONST)  # the seed
     fname = compiled.function.name or ""
-    module, gname = gradient_module(module, fname, rev_acts, True, opt_level=2)
+    module, gname = gradient_module(module, fname, rev_acts, True, opt_level=2,
+                                    handed_over=True)
     out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
-                                width=width)
+                                width=width, handed_over=True)
     jm, errors = compile_checked(out, session, dname)
     return _COMPILED.put(f, key, _Checked(jm.function(dname), errors))
 

@@ -180,7 +180,7 @@ class GradCache:
         # pipeline puts the config's fast-math flags on the adjoint code too)
         with stage("AD pipeline"):
             out, gname = gradient_module(module, fname, flat_acts, ret_active, self.options,
-                                         opt_level=0,
+                                         opt_level=0, handed_over=True,
                                          return_primal=return_primal and not outputs)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
