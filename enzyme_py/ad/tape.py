@@ -5,8 +5,9 @@ to what `v` was in the forward iteration being reversed (what may change memory 
 between iterations is asked of `tape_facts.py`). Invariants:
 
 - a value whose block dominates the return and lies in no loop is used directly (SSA);
-- a cheap pure value whose operands are themselves available is recomputed; a load is
-  recomputed (re-read) only when no write to its memory can run after it in the forward sweep;
+- a cheap pure value whose operands are themselves available is recomputed (outside loops, up
+  to `RECOMPUTE_LIMIT` instructions); a load is recomputed (re-read) only when no write to its
+  memory can run after it in the forward sweep;
 - a basic induction variable is rebuilt from the reverse iteration counter;
 - everything else is cached: an entry-block slot outside loops; inside loops an array indexed
   by the canonical iteration number of its home loop (`_home_loop`: the value's loop, or an
@@ -282,12 +283,27 @@ class Tape:
             iv = state.ivs.get(v)
             if iv is not None:
                 return self._rebuild_iv(iv, state)
-        if self.is_cheap(v):
+        if self.is_cheap(v) and (lp is not None or self.in_split or
+                                 self._recompute_size(v) <= RECOMPUTE_LIMIT):
             new = clone_instruction(v, {}, {})
             new.operands = [self.lookup(o) for o in new.operands]
             new.name = v.name
             return self.b.insert(new)
         return self._load_cached(v, lp)
+
+    def _recompute_size(self, v: I.Instruction) -> int:
+        """About how many instructions recomputing `v` takes in a block of the reverse sweep
+        (its operands that are not available directly counted again each time they are used;
+        stops counting past `RECOMPUTE_LIMIT`)."""
+        size, work = 0, [v]
+        while work and size <= RECOMPUTE_LIMIT:
+            u = work.pop()
+            size += 1
+            for op in u.operands:
+                if isinstance(op, I.Instruction) and op.parent is not None and \
+                        not self.direct(op.parent) and self.cf.loops.loop_of.get(op.parent) is None:
+                    work.append(op)
+        return size
 
     def direct(self, block: Block) -> bool:
         """Values of `block` can be used as they are anywhere in the reverse sweep."""
@@ -632,6 +648,15 @@ class Tape:
             for get in getters:
                 b.position_before(rb.terminator)
                 b.call(free, [get()])
+
+
+#: A cheap value outside loops whose block does not dominate the return (a check that fails
+#: before it leaves early) is recomputed where the reverse sweep needs it, from operands that
+#: may need recomputing too; each reverse block and each edge entering a reversed loop does it
+#: again. Past this many instructions it is kept in an entry-block slot instead (one store;
+#: LLVM promotes the slot back to SSA): a tape layout's running offsets (`tape.end`, each the
+#: previous one plus an array's size) would otherwise grow quadratically at every way in.
+RECOMPUTE_LIMIT = 8
 
 
 MALLOC_ALIGN = 16  # what malloc/realloc guarantee on the 64-bit targets we support

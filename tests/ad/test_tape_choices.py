@@ -63,6 +63,29 @@ def test_fetch_once_in_a_loop_with_two_exits(n, m, cut) -> None:
     np.testing.assert_allclose(dy, want_dy, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize(("n", "a", "b", "c"), [(-1, 1, 1, 0), (0, 1, 1, 0), (5, 1, 1, 0),
+                                              (4, 0, 1, 2), (3, 2, 1, 1)])
+def test_kept_chain_gradient(n, a, b, c) -> None:
+    """sum_i x[i s]^2 with the stride s = (((a b + c) b + c) ...) computed after an early
+    exit (n < 0 returns 0) and kept in a slot for the reverse sweep."""
+    f, df = _compiled("long_cheap_chain_kept.ll", "f", ["dup", "const", "const", "const",
+                                                         "const"])
+    s = a
+    for _ in range(5):
+        s = s * b + c
+    count = max(n, 0) if n != 0 else 1  # (the loop runs once for n = 0: it tests at its end)
+    x = np.random.default_rng(n + 7).standard_normal(max(count * max(s, 1), 1))
+    picked = [i * s for i in range(count)] if n >= 0 else []
+    want = float(sum(x[k] ** 2 for k in picked))
+    assert f(x, n, a, b, c) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    dx = np.zeros_like(x)
+    df(x, dx, n, a, b, c, 1.0)
+    want_dx = np.zeros_like(x)
+    for k in picked:
+        want_dx[k] += 2 * x[k]
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize(("n", "m"), [(0, 1), (1, 1), (3, 4), (20, 7)])
 def test_invariant_load_gradient(n, m) -> None:
     """sum_i sum_j x_i^2 y_j, with x_i^2 kept in t[0] (rewritten on every outer iteration)."""
