@@ -109,6 +109,7 @@ class Tape:
         self.frees: dict[Block, list[Callable[[], Value]]] = {}
         self.roots: dict[Loop, Loop] = {}
         self.frames: dict[Loop, TapeFrame] = {}
+        self._sizes: dict[tuple[Loop, Loop, int], Value] = {}  # see `_array_bytes`
         self.stream: TapeStream | None = None
         self.facts = TapeFacts(ctx, cf, effects)
         # reverse block -> the forward block it reverses (set by the sweep once it made them)
@@ -476,12 +477,9 @@ class Tape:
         if self.cf.loop_states[root].trip is None:
             return self._make_grown_array(v, lp, root), root
         frame = self._frame(root)
-        trips = [self._trip_at(m, root) for m in self._nest(lp, root)]
-        fwd = self._at_entry(root)
-        nbytes = fwd.mul(_product(fwd, trips), ConstantInt(T.I64, alloc_size(v.type)))
+        rounded = self._array_bytes(lp, root, alloc_size(v.type))
         offset = frame.end
-        padded = fwd.add(nbytes, ConstantInt(T.I64, MALLOC_ALIGN - 1))
-        rounded = fwd.binop("and", padded, ConstantInt(T.I64, -MALLOC_ALIGN))
+        fwd = self._at_entry(root)
         frame.end = rounded if is_constant(offset) else fwd.add(offset, rounded, name="tape.end")
         index = self._forward_index(lp, root)  # first: it may insert where `at` would point
         if frame.in_stream:
@@ -493,6 +491,20 @@ class Tape:
             at = self._store_position(v)
         at.store(v, _gep(at, v.type, arr, index), tape_align(v.type))
         return (lambda: self._reverse_array(frame, offset, v)), root
+
+    def _array_bytes(self, lp: Loop, root: Loop, size: int) -> Value:
+        """The bytes of an array of `size`-byte elements for the nest from `root` down to
+        `lp`, rounded up to `MALLOC_ALIGN`: computed once per (nest, size) at the root's
+        entry, however many of the frame's arrays have that shape."""
+        key = (lp, root, size)
+        got = self._sizes.get(key)
+        if got is None:
+            trips = [self._trip_at(m, root) for m in self._nest(lp, root)]
+            fwd = self._at_entry(root)  # (after the trips: they may insert where it points)
+            nbytes = fwd.mul(_product(fwd, trips), ConstantInt(T.I64, size))
+            padded = fwd.add(nbytes, ConstantInt(T.I64, MALLOC_ALIGN - 1))
+            got = self._sizes[key] = fwd.binop("and", padded, ConstantInt(T.I64, -MALLOC_ALIGN))
+        return got
 
     def _array_at(self, b: Builder, base: Value, segment: Value | None, offset: Value,
                   name: str | None = None) -> Value:
