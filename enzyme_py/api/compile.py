@@ -18,6 +18,7 @@ from enzyme_py.fastmath import add_fast_math
 from enzyme_py.frontend import Array, Compiled, FType, Tuple, compile_python
 from enzyme_py.frontend.ftypes import Tree, tree_leaves
 from enzyme_py.ir import Function, Module
+from enzyme_py.ir.values import ConstantExpr, Value
 from enzyme_py.passes import OptLevel
 from enzyme_py.pytree import Flattened, Node, flatten_all, flattened, node_of_type
 from enzyme_py.stage_times import stage
@@ -70,11 +71,47 @@ def complete_args(f: Callable, args: tuple, kwargs: dict) -> tuple:
 
 
 def only_export(module: Module, name: str) -> None:
-    """Make every other function definition of `module` internal, so that the optimizer
-    drops what `name` does not call (the primal itself, most often) before code generation."""
+    """Make every other function definition of `module` internal, and remove those that
+    `name` cannot reach (the primal itself, most often), so that neither the printer nor
+    LLVM's parser and pipeline spend time on code that is never run. A function referenced
+    from a global variable or an alias is kept (and what it reaches)."""
     for fn in module.functions:
         if fn.name != name and not fn.is_declaration and "internal" not in fn.prefix:
             fn.prefix = ["internal", *[w for w in fn.prefix if w not in ("dso_local",)]]
+    roots: list[Value] = [module.get_function(name)]
+    roots += [gv.initializer for gv in module.globals if gv.initializer is not None]
+    roots += [getattr(a, "aliasee", None) for a in module.aliases]
+    reached = _functions_reached(roots)
+    dead = [fn for fn in module.functions if not fn.is_declaration and fn not in reached]
+    for fn in dead:
+        module.functions.remove(fn)
+        module.symbols.pop(fn.name or "", None)
+
+
+def _functions_reached(roots: list[Value]) -> set[Function]:
+    """The functions named by `roots` (functions or constants that contain them) and,
+    through their instructions' operands, by what those name, transitively."""
+    reached: set[Function] = set()
+    work = [r for r in roots if r is not None]
+    seen: set[int] = set()
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, Function):
+            reached.add(v)
+            if v.personality is not None:
+                work.append(v.personality)
+            for inst in v.instructions():
+                work.extend(op for op in inst.operands
+                            if isinstance(op, (Function, ConstantExpr)) or
+                            getattr(op, "elements", None))
+        elif isinstance(v, ConstantExpr):
+            work.extend(v.ops)
+        else:
+            work.extend(getattr(v, "elements", None) or ())
+    return reached
 
 
 def optimize_before_ad(module: Module, opt_level: int) -> Module:

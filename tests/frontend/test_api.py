@@ -431,3 +431,47 @@ def test_duplicated_no_need_skips_the_primal_output() -> None:
     ez.autodiff(_sin_layer, Duplicated(x, dx2), Duplicated(out2, np.ones(5)))
     np.testing.assert_allclose(dx2, dx, rtol=1e-15)
     np.testing.assert_allclose(out2, np.exp(np.sin(x)) * x, rtol=1e-15)  # Duplicated: written
+
+
+def test_only_export_removes_what_the_exported_function_cannot_reach():
+    """The exported function keeps its callees (through a call and through a function
+    pointer it stores) and what a global refers to; other definitions are removed."""
+    from enzyme_py.api.compile import only_export
+    from enzyme_py.ir import parse
+
+    module = parse("""
+@table = global ptr @listed
+define double @listed(double %x) {
+  ret double %x
+}
+define double @leaf(double %x) {
+  ret double %x
+}
+define void @stored(ptr %p) {
+  ret void
+}
+define double @mid(double %x, ptr %slot) {
+  store ptr @stored, ptr %slot
+  %y = call double @leaf(double %x)
+  ret double %y
+}
+define double @unused(double %x) {
+  %y = call double @leaf(double %x)
+  ret double %y
+}
+define double @primal(double %x) {
+  ret double %x
+}
+define double @main(double %x, ptr %slot) {
+  %y = call double @mid(double %x, ptr %slot)
+  ret double %y
+}
+""")
+    only_export(module, "main")
+    kept = {fn.name for fn in module.functions if not fn.is_declaration}
+    assert kept == {"main", "mid", "leaf", "stored", "listed"}
+    text = str(module)
+    assert "@unused" not in text and "@primal" not in text
+    assert "define internal double @mid" in text and "define double @main" in text
+    from enzyme_py.backend import compile_ir
+    assert compile_ir(text).address("main")  # (what it calls is still defined)
