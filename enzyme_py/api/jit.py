@@ -102,6 +102,8 @@ class JitFunction:
                 written = written_arrays(optimized.get_function(compiled.function.name or ""),
                                           types)
                 reject_read_only_writes(self.pyfunc.__name__, self.params, args, written)
+            # (`module` is handed over: its error record may become a parameter of
+            # `compiled.function`, in place; only the function's name is read afterwards)
             jm, errors = compile_checked(module, session, compiled.function.name or "",
                                          self.options.opt_level,
                                          keep_object=disk is not None)
