@@ -290,24 +290,18 @@ def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:
     return None
 
 
-def compile_checked(module: Module | str, session: CompileSession, entry: str,
-                    opt_level: int = 2, **backend_options: Any) -> tuple[Any, ErrorRecord | None]:
+def compile_checked(module: Module, session: CompileSession, entry: str, opt_level: int = 2,
+                    **backend_options: Any) -> tuple[Any, ErrorRecord | None]:
     """`backend.compile_ir` of `module` with the error record made per call where the module
     can be rewritten so that `entry` (the function callers call) takes it as its last
-    argument (`pass_record`; else the global record), and the record. A `Module` is
-    rewritten in place (the caller hands it over) and printed once; text is parsed only
-    when it holds the record."""
+    argument (`pass_record`; else the global record), and the record. The caller hands
+    `module` over: it is rewritten in place and printed once."""
     from enzyme_py import backend
-    from enzyme_py.frontend.record_parameter import pass_record, record_as_parameter
+    from enzyme_py.frontend.record_parameter import pass_record
 
-    if isinstance(module, str):
-        per_call = record_as_parameter(module, session.error_name, entry)
-        text = per_call or module
-    else:
-        per_call = pass_record(module, session.error_name, entry) or None
-        text = str(module)
-    jm = backend.compile_ir(text, opt_level=opt_level, **backend_options)
-    if per_call is not None:
+    per_call = pass_record(module, session.error_name, entry)
+    jm = backend.compile_ir(str(module), opt_level=opt_level, **backend_options)
+    if per_call:
         return jm, ErrorRecord(None, list(session.sites))
     return jm, error_record(jm, session)
 

@@ -12,13 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from enzyme_py.analysis.call_graph import referenced_functions
 from enzyme_py.caches import FunctionCache
 from enzyme_py.config import Config
 from enzyme_py.fastmath import add_fast_math
 from enzyme_py.frontend import Array, Compiled, FType, Tuple, compile_python
 from enzyme_py.frontend.ftypes import Tree, tree_leaves
 from enzyme_py.ir import Function, Module
-from enzyme_py.ir.values import ConstantExpr, Value
+from enzyme_py.ir.values import Value
 from enzyme_py.passes import OptLevel
 from enzyme_py.pytree import Flattened, Node, flatten_all, flattened, node_of_type
 from enzyme_py.stage_times import stage
@@ -80,38 +81,12 @@ def only_export(module: Module, name: str) -> None:
             fn.prefix = ["internal", *[w for w in fn.prefix if w not in ("dso_local",)]]
     roots: list[Value] = [module.get_function(name)]
     roots += [gv.initializer for gv in module.globals if gv.initializer is not None]
-    roots += [getattr(a, "aliasee", None) for a in module.aliases]
-    reached = _functions_reached(roots)
+    roots += [a.aliasee for a in module.aliases if a.aliasee is not None]
+    reached = referenced_functions(roots)
     dead = [fn for fn in module.functions if not fn.is_declaration and fn not in reached]
     for fn in dead:
         module.functions.remove(fn)
         module.symbols.pop(fn.name or "", None)
-
-
-def _functions_reached(roots: list[Value]) -> set[Function]:
-    """The functions named by `roots` (functions or constants that contain them) and,
-    through their instructions' operands, by what those name, transitively."""
-    reached: set[Function] = set()
-    work = [r for r in roots if r is not None]
-    seen: set[int] = set()
-    while work:
-        v = work.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        if isinstance(v, Function):
-            reached.add(v)
-            if v.personality is not None:
-                work.append(v.personality)
-            for inst in v.instructions():
-                work.extend(op for op in inst.operands
-                            if isinstance(op, (Function, ConstantExpr)) or
-                            getattr(op, "elements", None))
-        elif isinstance(v, ConstantExpr):
-            work.extend(v.ops)
-        else:
-            work.extend(getattr(v, "elements", None) or ())
-    return reached
 
 
 def optimize_before_ad(module: Module, opt_level: int) -> Module:
