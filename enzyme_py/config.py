@@ -48,6 +48,12 @@ class Config:
     return_primal: bool | None = None
     # reuse compiled code from earlier processes (`api/disk_cache.py`); never changes results
     cache: bool = False
+    # reverse mode: binomial checkpointing of the time loops (`ad/checkpoint.py`): False, True
+    # (about sqrt(trip count) states kept), or the number of states to keep
+    checkpoint: Any = False
+    # bytes the kept states of a checkpointed loop may take (an int, or "256MB", "1.5GiB");
+    # giving one turns checkpointing on
+    memory_budget: Any = None
     fast_flags: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -63,9 +69,26 @@ class Config:
             raise ArgumentValueError("errors='python' detects NaN and infinite results, which "
                                      "fastmath's nnan/ninf flags assume away; drop one or pass "
                                      "fastmath={'reassoc', 'contract', ...}")
+        if not (isinstance(self.checkpoint, bool) or
+                (isinstance(self.checkpoint, int) and self.checkpoint >= 1)):
+            raise ArgumentValueError(f"checkpoint must be True, False or a number of states "
+                                     f"to keep (>= 1), not {self.checkpoint!r}")
+        if self.memory_budget is not None:
+            object.__setattr__(self, "memory_budget", parse_bytes(self.memory_budget))
         if isinstance(self.fastmath, (set, list)):  # hashable, as a cache key must be
             object.__setattr__(self, "fastmath", frozenset(self.fastmath))
         object.__setattr__(self, "fast_flags", flags)
+
+    @property
+    def checkpointing(self) -> bool:
+        """Reverse mode checkpoints the time loops (`checkpoint` or `memory_budget` given)."""
+        return self.checkpoint is not False or self.memory_budget is not None
+
+    @property
+    def checkpoint_snapshots(self) -> int:
+        """The states a checkpointed loop keeps (0: from the budget, or about sqrt(N))."""
+        return self.checkpoint if self.checkpoint is not True and \
+            self.checkpoint is not False else 0
 
     @property
     def python_errors(self) -> bool:
@@ -82,3 +105,28 @@ class Config:
     def primal_returned(self, default: bool) -> bool:
         """Whether the derivative also returns the primal result (`default`: the mode's)."""
         return default if self.return_primal is None else self.return_primal
+
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_bytes(value: Any) -> int:
+    """A size in bytes from an int or a string such as "256MB", "1.5 GiB", "4096"."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ArgumentValueError(f"memory_budget must be a number of bytes or a string such "
+                                 f"as '256MB', not {value!r}")
+    if isinstance(value, int):
+        n = value
+    else:
+        text = value.strip().lower().replace(" ", "").replace("_", "")
+        digits = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+        unit = text[len(digits):]
+        try:
+            n = int(float(digits) * _UNITS[unit])
+        except (KeyError, ValueError):
+            raise ArgumentValueError(f"memory_budget {value!r} is not a size (use bytes, or "
+                                     f"a number with kB, MB, GB, KiB, MiB or GiB)") from None
+    if n < 1:
+        raise ArgumentValueError(f"memory_budget must be positive, not {value!r}")
+    return n

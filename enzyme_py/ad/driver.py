@@ -25,7 +25,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from enzyme_py.ad import prepare_passes, print_passes  # noqa: F401  (register their passes)
+from enzyme_py.ad import (  # noqa: F401  (register their passes)
+    checkpoint_loops,
+    prepare_passes,
+    print_passes,
+)
 from enzyme_py.ad.derive_passes import Forward, Reverse
 from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
 from enzyme_py.config import Config
@@ -104,6 +108,10 @@ def gradient_pipeline(function: str, activities: Sequence[str], return_active: b
                "ret": "active" if return_active else "const"}
     primal = True if cfg.primal_returned(False) else None
     steps = [prepare_pipeline([function], cfg.inline)]
+    if cfg.checkpointing:
+        steps.append(pass_text("checkpoint-loops", fn=function,
+                               snapshots=cfg.checkpoint_snapshots or None,
+                               budget=cfg.memory_budget))
     if show_activity:
         steps.append(pass_text("print-activity", **request))
     steps.append(pass_text("reverse", **request, name=cfg.name, primal=primal))

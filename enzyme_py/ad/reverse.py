@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from enzyme_py.ad import names
 from enzyme_py.ad.activity_arguments import transform_activities
 from enzyme_py.ad.calls import finish_split_calls, rewrite_split_calls
+from enzyme_py.ad.checkpoint import checkpoint_pair
+from enzyme_py.ad.checkpoint_loops import checkpoint_plan
 from enzyme_py.ad.context import (
     DerivationContext,
     analysis_errors,
@@ -115,6 +117,12 @@ class _Callees:
         # part of the key, so that a recursion keeps calling one pair)
         key = SplitKey(g.name, tuple(acts), ret_active, ret_shadow, shared_globals)
         got = self.derived.get(key)
+        plan = checkpoint_plan(g) if got is None else None
+        if plan is not None:  # an outlined time loop: reversed by binomial checkpointing
+            got = checkpoint_pair(self.module, g, plan, acts, lambda step, step_acts:
+                                  self.split_pair(step, step_acts, False, False,
+                                                  shared_globals, float_types))
+            self.derived.add(key, got)
         if got is None:
             ReverseTransform(self.module, g, acts, ret_active,
                              ReverseOptions(split=True, return_shadow=ret_shadow,

@@ -167,6 +167,85 @@ declare void @free(ptr)
 """
 
 
+# Binomial checkpointing (`checkpoint.py`): how many steps of `l` to run before keeping the
+# next state when `s` more states can be kept. L(s, r) = C(s + r + 1, s + 1) steps can be
+# reversed with s free states and at most r runs of each step; for the least r with
+# L(s, r) >= l, the steps after the kept state are at most L(s - 1, r) (reversed with one
+# state less), the ones before it at most L(s, r - 1). Without a free state: l - 1.
+_REVOLVE_SPLIT = """
+define internal i64 @enzyme_py.revolve_split(i64 %l, i64 %s) {
+entry:
+  %none = icmp eq i64 %s, 0
+  br i1 %none, label %last, label %grow
+last:
+  %all = sub i64 %l, 1
+  ret i64 %all
+grow:
+  %r = phi i64 [ 0, %entry ], [ %r.next, %more ]
+  %c = phi i64 [ 1, %entry ], [ %c.next, %more ]
+  %enough = icmp sge i64 %c, %l
+  br i1 %enough, label %found, label %more
+more:
+  %r.next = add i64 %r, 1
+  %n = add i64 %s, %r
+  %n2 = add i64 %n, 2
+  %p = mul i64 %c, %n2
+  %c.next = udiv i64 %p, %r.next
+  br label %grow
+found:
+  %s1 = add i64 %s, 1
+  %q = mul i64 %c, %s1
+  %d = add i64 %s1, %r
+  %right = udiv i64 %q, %d
+  %ahead = sub i64 %l, %right
+  %few = icmp slt i64 %ahead, 1
+  %got = select i1 %few, i64 1, i64 %ahead
+  ret i64 %got
+}
+"""
+
+# How many states a checkpointed loop of `n` steps keeps, each `bytes` long: `fixed` when
+# given, else what `budget` bytes hold besides the copy of the final state, else about
+# sqrt(n); at least 1 (the start), at most n.
+_CHECKPOINT_SNAPSHOTS = """
+define internal i64 @enzyme_py.checkpoint_snapshots(i64 %n, i64 %bytes, i64 %fixed,
+                                                    i64 %budget) {
+entry:
+  %is.fixed = icmp sgt i64 %fixed, 0
+  br i1 %is.fixed, label %clamp, label %free
+free:
+  %has.budget = icmp sgt i64 %budget, 0
+  br i1 %has.budget, label %by.budget, label %by.sqrt
+by.budget:
+  %fit = udiv i64 %budget, %bytes
+  %fit1 = sub i64 %fit, 1
+  br label %clamp
+by.sqrt:
+  %nf = uitofp i64 %n to double
+  %root = call double @llvm.sqrt.f64(double %nf)
+  %ri = fptoui double %root to i64
+  %ri1 = add i64 %ri, 1
+  br label %clamp
+clamp:
+  %k = phi i64 [ %fixed, %entry ], [ %fit1, %by.budget ], [ %ri1, %by.sqrt ]
+  %low = icmp slt i64 %k, 1
+  %k1 = select i1 %low, i64 1, i64 %k
+  %high = icmp sgt i64 %k1, %n
+  %k2 = select i1 %high, i64 %n, i64 %k1
+  ret i64 %k2
+}
+declare double @llvm.sqrt.f64(double)
+"""
+
+
+def revolve_split_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.revolve_split", _REVOLVE_SPLIT)
+
+
+def checkpoint_snapshots_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.checkpoint_snapshots", _CHECKPOINT_SNAPSHOTS)
+
+
 def defer_free_function(module: Module) -> Function:
     grow_function(module)
     return _install(module, "enzyme_py.defer_free", _DEFER_FREE)

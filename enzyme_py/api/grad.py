@@ -131,16 +131,22 @@ class GradFunction:
 
 def grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
          has_aux: bool = False, bounds_check: bool = True, errors: str = "numpy",
-         fastmath: Any = False, cache: bool = False) -> Any:
+         fastmath: Any = False, cache: bool = False, checkpoint: Any = False,
+         memory_budget: Any = None) -> Any:
     """The gradient of scalar-valued `f` with respect to argument(s) `argnums` (like jax.grad).
 
     Usable as `@grad`, `grad(f)`, or `grad(f, argnums=(0, 2))`; `errors` and `fastmath` as
     for `jit` (fast-math flags go on the gradient's code too).
+    `checkpoint=True` (or a number of states to keep) or `memory_budget="256MB"` reverses
+    `f`'s time loops by binomial checkpointing: a few copies of the loop's state instead of a
+    tape that grows with the trip count, for the price of running steps again (the same
+    gradient; see `enzyme_py/ad/checkpoint.py`).
     Arguments may be pytrees (dicts, tuples, lists, NamedTuples, dataclasses of arrays and
     floats, nested): the gradient of one comes back in its structure. With `has_aux`, `f`
     returns `(value, aux)` and the result is `(gradient, aux)`.
     """
-    opts = Config(bounds_check, errors=errors, fastmath=fastmath, cache=cache)
+    opts = Config(bounds_check, errors=errors, fastmath=fastmath, cache=cache,
+                  checkpoint=checkpoint, memory_budget=memory_budget)
     if f is None:
         return lambda g: GradFunction(g, argnums, False, opts, has_aux)
     return GradFunction(f, argnums, False, opts, has_aux)
@@ -149,10 +155,12 @@ def grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
 def value_and_grad(f: Callable | None = None, argnums: int | Sequence[int] = 0, *,
                    has_aux: bool = False, bounds_check: bool = True,
                    errors: str = "numpy", fastmath: Any = False,
-                   cache: bool = False) -> Any:
+                   cache: bool = False, checkpoint: Any = False,
+                   memory_budget: Any = None) -> Any:
     """Like `grad`, returning `(f(*args), gradient)` (`((value, aux), gradient)` with
     `has_aux`)."""
-    opts = Config(bounds_check, errors=errors, fastmath=fastmath, cache=cache)
+    opts = Config(bounds_check, errors=errors, fastmath=fastmath, cache=cache,
+                  checkpoint=checkpoint, memory_budget=memory_budget)
     if f is None:
         return lambda g: GradFunction(g, argnums, True, opts, has_aux)
     return GradFunction(f, argnums, True, opts, has_aux)

@@ -1,0 +1,294 @@
+"""Binomial checkpointing (Griewank's revolve) of an outlined loop: its augmented/reverse pair.
+
+`checkpoint_loops.py` moved a time loop of `f` into `@L` (calls `@L.step` until it returns
+non-zero) and described the loop's state in a `CheckpointPlan`. A call of `@L` in `f` then
+gets this pair instead of an ordinary augmented/reverse pair (the split ABI of `split.py`):
+
+- `@augmented_L(args and shadows..., ptr %frees, ptr %tape.out)` copies the state (the
+  `%state` record and every region) into its tape, runs the loop as the primal does (no tape
+  per iteration) and counts its steps N.
+- `@diffe_L(args and shadows..., ptr %tape)` keeps the state it finds (restored at the end),
+  puts back the state at the loop's start and reverses the N steps by `@L.revolve`: with S
+  states kept (the start one among them), the steps between two kept states are run forward
+  again, a kept state is taken at the point the binomial schedule chooses, and each step is
+  reversed right after its augmented run (`@augmented_L.step`, then `@diffe_L.step`, from the
+  ordinary pair of the step: the tape of one step at a time). It returns the sum over the
+  steps of the adjoints of the float arguments.
+
+With S kept states and N steps, every step runs forward at most r times more, for the least r
+with C(S + r, S) >= N (`enzyme_py.revolve_split`); the memory is S + 1 copies of the state and
+one step's tape. S is the plan's `snapshots`, or what `budget` bytes hold, or about sqrt(N)
+(`enzyme_py.checkpoint_snapshots`).
+
+Invariants: the adjoints are those of the tape-everything gradient (the same step gradient is
+applied to the same states, in the same order; only the adjoints of the float arguments are
+summed per step first, so they agree to rounding); the memory
+of the state is as the forward sweep left it when `@diffe_L` returns; every buffer it makes is
+freed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from enzyme_py.ad import names
+from enzyme_py.ad.checkpoint_loops import CheckpointPlan
+from enzyme_py.ad.derived import SplitPair
+from enzyme_py.ad.frees import FREES_TYPE
+from enzyme_py.ad.libc import LibC
+from enzyme_py.ad.runtime import (
+    checkpoint_snapshots_function,
+    free_deferred_function,
+    revolve_split_function,
+)
+from enzyme_py.ad.signature import result_type
+from enzyme_py.analysis.activities import Activity
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.values import ConstantInt, Value, zero
+
+StepPair = Callable[[Function, list[str]], SplitPair]
+HEADER = 16  # the tape: { i64 N, pad }, then the start state
+
+
+def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
+                    acts: Sequence[str], step_pair: StepPair) -> SplitPair:
+    """The checkpointed augmented/reverse pair of a call of `loop` with activities `acts`;
+    `step_pair` makes the ordinary pair of the step function (the caller's transform)."""
+    step = module.get_function(plan.step)
+    acts = [Activity.parse(a) for a in acts]
+    inner = step_pair(step, [str(a) for a in acts])
+    return _Builder(module, loop, step, plan, acts, inner).build()
+
+
+class _Builder:
+    def __init__(self, module: Module, loop: Function, step: Function, plan: CheckpointPlan,
+                 acts: list[Activity], inner: SplitPair) -> None:
+        self.module, self.loop, self.step, self.plan = module, loop, step, plan
+        self.acts, self.inner, self.libc = acts, inner, LibC(module)
+        # the arguments with their shadows, as both functions of the pair take them first
+        self.wide: list[tuple[T.Type, str | None]] = []
+        self.primal_at: list[int] = []  # where each argument of `loop` sits in `wide`
+        for a, act in zip(loop.args, acts, strict=True):
+            self.primal_at.append(len(self.wide))
+            self.wide.append((a.type, a.name))
+            if act.shadowed:
+                self.wide.append((a.type, names.shadow(a) if a.name else None))
+        self.outs = [a.type for a, act in zip(loop.args, acts, strict=True)
+                     if act is Activity.OUT]
+
+    def build(self) -> SplitPair:
+        base = self.loop.name or "loop"
+        wide_types = tuple(t for t, _ in self.wide)
+        aug = self._function(names.augmented_function(base),
+                             T.FunctionType(T.VOID, wide_types + (T.PTR, T.PTR)),
+                             ["frees", "tape.out"])
+        rev = self._function(names.reverse_function(base),
+                             T.FunctionType(result_type(self.outs), wide_types + (T.PTR,)),
+                             ["tape"])
+        self._augmented(aug)
+        self._reverse(rev, self._revolve(base))
+        return SplitPair(aug, rev, False)
+
+    def _function(self, name: str, ftype: T.FunctionType, extra: list[str]) -> Function:
+        fn = Function(self.module.unique_name(name), ftype,
+                      [n for _, n in self.wide] + extra)
+        fn.prefix = ["internal"]
+        return self.module.add_function(fn)
+
+    # --- pieces ----------------------------------------------------------------------------
+
+    def _primal_args(self, wide: Sequence[Value]) -> list[Value]:
+        return [wide[k] for k in self.primal_at]
+
+    def _state_bytes(self, b: Builder, wide: Sequence[Value]) -> Value:
+        args = self._primal_args(wide)
+        total: Value = ConstantInt(T.I64, self.plan.state_bytes)
+        for _, s in self.plan.regions:
+            total = b.add(total, args[s], name="state.bytes")
+        return total
+
+    def _copy_state(self, b: Builder, wide: Sequence[Value], snapshot: Value,
+                    save: bool) -> None:
+        """Copy the state into `snapshot` (`save`) or back out of it."""
+        args = self._primal_args(wide)
+        pieces: list[tuple[Value, Value]] = [(args[-1],
+                                              ConstantInt(T.I64, self.plan.state_bytes))]
+        pieces += [(args[p], args[s]) for p, s in self.plan.regions]
+        offset: Value = ConstantInt(T.I64, 0)
+        for ptr, size in pieces:
+            at = b.getelementptr(T.I8, snapshot, [offset], name="snapshot.at")
+            _memcpy(self.module, b, at if save else ptr, ptr if save else at, size)
+            offset = b.add(offset, size, name="snapshot.next")
+
+    def _run_steps(self, b: Builder, wide: Sequence[Value], count: Value | None) -> Value:
+        """Run the primal step `count` times (None: until it returns non-zero); returns the
+        number of steps run. The builder ends in the block after the loop."""
+        fn = b.block.parent if b.block is not None else None
+        assert fn is not None
+        body, done = fn.append_block("steps"), fn.append_block("steps.done")
+        start = b.block
+        assert start is not None
+        if count is not None:  # (advancing by zero steps happens: split never returns 0)
+            b.condbr(b.icmp("sgt", count, ConstantInt(T.I64, 0)), body, done)
+        else:
+            b.br(body)
+        lb = Builder(body)
+        i = lb.phi(T.I64, [(ConstantInt(T.I64, 0), start)], name="i")
+        code = lb.call(self.step, self._primal_args(wide), name="code")
+        nxt = lb.add(i, ConstantInt(T.I64, 1), name="i.next")
+        i.add_incoming(nxt, body)  # type: ignore[attr-defined]
+        more = lb.icmp("slt", nxt, count) if count is not None else \
+            lb.icmp("eq", code, ConstantInt(T.I32, 0))
+        lb.condbr(more, body, done)
+        b.position_at_end(done)
+        incoming = [(nxt, body)] if count is None else [(ConstantInt(T.I64, 0), start),
+                                                         (nxt, body)]
+        return b.phi(T.I64, incoming, name="steps")
+
+    # --- the augmented function ------------------------------------------------------------
+
+    def _augmented(self, aug: Function) -> None:
+        wide = aug.args[:len(self.wide)]
+        tape_out = aug.args[-1]
+        b = Builder(aug.append_block("entry"))
+        size = b.add(self._state_bytes(b, wide), ConstantInt(T.I64, HEADER))
+        tape = self.libc.call_malloc(b, size, name="tape")
+        start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
+        self._copy_state(b, wide, start, save=True)
+        n = self._run_steps(b, wide, None)
+        b.store(n, tape, 8)
+        b.store(tape, tape_out, 8)
+        b.ret()
+
+    # --- the reverse function --------------------------------------------------------------
+
+    def _env_type(self) -> T.StructType:
+        """What `@L.revolve` reads: the arguments with shadows, the kept states (start, the
+        buffer of the others), their size, then one adjoint sum per float argument."""
+        return T.StructType((*(t for t, _ in self.wide), T.PTR, T.PTR, T.I64, *self.outs))
+
+    def _reverse(self, rev: Function, revolve: Function) -> None:
+        wide = rev.args[:len(self.wide)]
+        tape = rev.args[-1]
+        env_t = self._env_type()
+        b = Builder(rev.append_block("entry"))
+        env = b.alloca(env_t, name="env")
+        n = b.load(T.I64, tape, 8, name="n")
+        start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
+        size = self._state_bytes(b, wide)
+        final = self.libc.call_malloc(b, size, name="final")
+        self._copy_state(b, wide, final, save=True)
+        count = b.call(checkpoint_snapshots_function(self.module),
+                       [n, size, ConstantInt(T.I64, self.plan.snapshots),
+                        ConstantInt(T.I64, self.plan.budget)], name="snapshots")
+        others = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
+        buf = self.libc.call_malloc(b, b.mul(others, size), name="kept")
+        fields: list[Value] = [*wide, start, buf, size]
+        for k, v in enumerate(fields):
+            b.store(v, _field(b, env_t, env, k))
+        sums = len(fields)
+        for k, t in enumerate(self.outs):
+            b.store(zero(t), _field(b, env_t, env, sums + k))
+        self._copy_state(b, wide, start, save=False)
+        b.call(revolve, [ConstantInt(T.I64, 0), n, ConstantInt(T.I64, 0), others, env])
+        self._copy_state(b, wide, final, save=False)
+        for p in (final, buf, tape):
+            self.libc.call_free(b, p)
+        adjoints = [b.load(t, _field(b, env_t, env, sums + k), name="sum")
+                    for k, t in enumerate(self.outs)]
+        if not adjoints:
+            b.ret()
+        elif len(adjoints) == 1:
+            b.ret(adjoints[0])
+        else:
+            agg: Value = zero(result_type(self.outs))
+            for k, v in enumerate(adjoints):
+                agg = b.insertvalue(agg, v, [k])
+            b.ret(agg)
+
+    def _revolve(self, base: str) -> Function:
+        """`@L.revolve(a, b, k, s, env)`: reverse steps a .. b-1, the memory holding the
+        state before step a and kept state k holding it too, s more states free to keep."""
+        fn = Function(self.module.unique_name(f"{base}.revolve"),
+                      T.FunctionType(T.VOID, (T.I64, T.I64, T.I64, T.I64, T.PTR)),
+                      ["a", "b", "k", "s", "env"])
+        fn.prefix = ["internal"]
+        self.module.add_function(fn)
+        a, last, k, s, env = fn.args
+        env_t = self._env_type()
+        entry = fn.append_block("entry")
+        b = Builder(entry)
+        nw = len(self.wide)
+        wide = [b.load(t, _field(b, env_t, env, j)) for j, (t, _) in enumerate(self.wide)]
+        start = b.load(T.PTR, _field(b, env_t, env, nw), name="start")
+        buf = b.load(T.PTR, _field(b, env_t, env, nw + 1), name="kept")
+        size = b.load(T.I64, _field(b, env_t, env, nw + 2), name="state.bytes")
+        frees = b.alloca(FREES_TYPE, name="frees")
+        tape_slot = b.alloca(T.PTR, name="step.tape.slot")
+        slots = (frees, tape_slot)
+        head, split, keep, last_step, nxt, leaf = (
+            fn.append_block(n) for n in ("loop", "split", "keep", "last", "next", "leaf"))
+        b.br(head)
+        hb = Builder(head)
+        end = hb.phi(T.I64, [(last, entry)], name="end")
+        length = hb.sub(end, a, name="length")
+        hb.condbr(hb.icmp("sgt", length, ConstantInt(T.I64, 1)), split, leaf)
+        sb = Builder(split)
+        ahead = sb.call(revolve_split_function(self.module), [length, s], name="ahead")
+        mid = sb.add(a, ahead, name="mid")
+        self._run_steps(sb, wide, ahead)
+        sb.condbr(sb.icmp("sgt", s, ConstantInt(T.I64, 0)), keep, last_step)
+        kb = Builder(keep)
+        k1 = kb.add(k, ConstantInt(T.I64, 1), name="k.next")
+        self._copy_state(kb, wide, self._slot(kb, start, buf, size, k1), save=True)
+        kb.call(fn, [mid, end, k1, kb.sub(s, ConstantInt(T.I64, 1)), env])
+        kb.br(nxt)
+        lb = Builder(last_step)  # no state left to keep: mid is end - 1, reverse it now
+        self._reverse_step(lb, wide, env, slots)
+        lb.br(nxt)
+        nb = Builder(nxt)
+        self._copy_state(nb, wide, self._slot(nb, start, buf, size, k), save=False)
+        nb.br(head)
+        end.add_incoming(mid, nxt)  # type: ignore[attr-defined]
+        fb = Builder(leaf)
+        self._reverse_step(fb, wide, env, slots)
+        fb.ret()
+        return fn
+
+    def _slot(self, b: Builder, start: Value, buf: Value, size: Value, k: Value) -> Value:
+        """Kept state k: the tape's start state for 0, else the buffer's (k - 1)-th."""
+        prev = b.sub(k, ConstantInt(T.I64, 1))
+        at = b.getelementptr(T.I8, buf, [b.mul(prev, size)], name="kept.at")
+        return b.select(b.icmp("eq", k, ConstantInt(T.I64, 0)), start, at, name="slot")
+
+    def _reverse_step(self, b: Builder, wide: Sequence[Value], env: Value,
+                      slots: tuple[Value, Value]) -> None:
+        """One step forward with its tape, then its reverse; its adjoints added to the sums
+        (`slots`: the step's list of deferred frees and its tape pointer, on the stack)."""
+        frees, tape_slot = slots
+        b.store(zero(FREES_TYPE), frees, 8)
+        b.call(self.inner.augmented, [*wide, frees, tape_slot])
+        tape = b.load(T.PTR, tape_slot, 8, name="step.tape")
+        got = b.call(self.inner.reverse, [*wide, tape], name="step.adjoints")
+        count = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
+                                                    ConstantInt(T.I32, 2)])
+        b.call(free_deferred_function(self.module), [frees, count])
+        env_t = self._env_type()
+        sums = len(self.wide) + 3
+        for j, t in enumerate(self.outs):
+            v = got if len(self.outs) == 1 else b.extractvalue(got, [j])
+            at = _field(b, env_t, env, sums + j)
+            b.store(b.fadd(b.load(t, at), v), at)
+
+
+def _field(b: Builder, t: T.Type, ptr: Value, k: int) -> Value:
+    return b.getelementptr(t, ptr, [ConstantInt(T.I32, 0), ConstantInt(T.I32, k)])
+
+
+def _memcpy(module: Module, b: Builder, dst: Value, src: Value, size: Value) -> None:
+    fn = module.declare_function("llvm.memcpy.p0.p0.i64",
+                                 T.FunctionType(T.VOID, (T.PTR, T.PTR, T.I64, T.I1)))
+    b.call(fn, [dst, src, size, ConstantInt(T.I1, 0)])
+
