@@ -23,7 +23,7 @@ from enzyme_py.analysis.memory import (
     underlying,
 )
 from enzyme_py.ir import instructions as I
-from enzyme_py.ir.module import Function
+from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.values import Argument, Value
 from enzyme_py.rules.inactive import is_known_inactive
@@ -191,16 +191,40 @@ def _callee_writes(writes: list[tuple[I.Instruction, frozenset[MemObject]]], cal
     sub: list[tuple[I.Instruction, frozenset[MemObject]]] = []
     unknown = _collect(callee, sub, visiting)
     if sub:
-        # map callee writes to what this call passes (conservatively: every pointer argument,
-        # and anything the callee writes besides its arguments)
-        for a in call.args:
-            if a.type.is_pointer:
+        # map callee writes to what this call passes: the pointer arguments it writes
+        # through, or every one when it writes memory it may have reached from any of them
+        # (through a loaded pointer, a call's result, memory that cannot be named); and
+        # anything the callee writes besides its arguments
+        through = _parameters_written(callee, sub)
+        for k, a in enumerate(call.args):
+            if a.type.is_pointer and (through is None or k in through):
                 writes.append((call, underlying(a)))
         for w_inst, objs in sub:
             if any(not isinstance(o, Argument) for o in objs):
                 writes.append((w_inst, frozenset(
                     o for o in objs if not isinstance(o, Argument))))
     return unknown
+
+
+def _parameters_written(callee: Function, sub: list[tuple[I.Instruction,
+                                                         frozenset[MemObject]]]
+                        ) -> set[int] | None:
+    """The indices of `callee`'s parameters whose memory its writes `sub` reach; None when a
+    write goes to memory that may be any parameter's (not an argument, a global, a stack
+    slot or a block the callee allocated)."""
+    out: set[int] = set()
+    for _, objs in sub:
+        for o in objs:
+            if isinstance(o, Argument) and o.parent is callee:
+                out.add(o.index)
+            elif not (isinstance(o, (GlobalVariable, I.Alloca)) or _allocated_in(o, callee)):
+                return None
+    return out
+
+
+def _allocated_in(o: MemObject, fn: Function) -> bool:
+    return isinstance(o, I.Call) and o.function is fn and \
+        (o.callee_name or "") in ALLOCATION_FUNCTIONS and o.callee_name != "realloc"
 
 
 def _callee_may_write(fn: Function) -> bool:

@@ -1,0 +1,231 @@
+"""Binomial checkpointing of time loops (`grad(..., checkpoint=, memory_budget=)`).
+
+The checkpointed gradient must be the taped gradient (the same step gradients of the same
+states), whatever the number of kept states; the schedule must reverse every step exactly
+once, in order, within the bound on repeated steps; what cannot be checkpointed is an error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+from enzyme_py.ad.checkpoint_loops import CheckpointPlan, checkpoint_plan
+from enzyme_py.ad.runtime import checkpoint_snapshots_function, revolve_split_function
+from enzyme_py.analysis.errors import DifferentiationError
+from enzyme_py.backend import compile_ir
+from enzyme_py.config import Config, parse_bytes
+from enzyme_py.errors import ArgumentValueError
+from enzyme_py.ir import Module, parse
+from enzyme_py.ir.printer import format_module
+
+
+def rk4(p, y0, h, nsteps):
+    """Lotka-Volterra by RK4: the state is two floats carried by the loop."""
+    a, b, c, d = p[0], p[1], p[2], p[3]
+    x, y = y0[0], y0[1]
+    for _ in range(nsteps):
+        k1x = a * x - b * x * y
+        k1y = d * x * y - c * y
+        x2 = x + 0.5 * h * k1x
+        y2 = y + 0.5 * h * k1y
+        k2x = a * x2 - b * x2 * y2
+        k2y = d * x2 * y2 - c * y2
+        x3 = x + 0.5 * h * k2x
+        y3 = y + 0.5 * h * k2y
+        k3x = a * x3 - b * x3 * y3
+        k3y = d * x3 * y3 - c * y3
+        x4 = x + h * k3x
+        y4 = y + h * k3y
+        k4x = a * x4 - b * x4 * y4
+        k4y = d * x4 * y4 - c * y4
+        x = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x)
+        y = y + h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y)
+    return (x - 1.0) ** 2 + (y - 1.0) ** 2
+
+
+def heat(u0, kappa, r, n, steps):
+    """A 1-D heat stencil ping-ponging between two local buffers (the state is memory)."""
+    u = np.zeros(n)
+    v = np.zeros(n)
+    for i in range(n):
+        u[i] = u0[i]
+        v[i] = u0[i]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            v[i] = u[i] + r * kappa[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        for i in range(1, n - 1):
+            u[i] = v[i]
+    s = 0.0
+    for i in range(n):
+        s += math.sin(u[i]) * (i + 1)
+    return s
+
+
+def in_place(u, n, steps):
+    """Writes its argument in the time loop: the extent of that memory is not in the IR."""
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            u[i] = 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1])
+    s = 0.0
+    for i in range(n):
+        s += u[i] * u[i]
+    return s
+
+
+RK4_ARGS = (np.array([0.6, 0.4, 0.8, 0.2]), np.array([2.0, 1.5]), 0.01, 300)
+
+
+def heat_args(n=40, steps=37):
+    rng = np.random.default_rng(1)
+    return (rng.uniform(-1.0, 1.0, n), rng.uniform(0.5, 1.5, n), 0.2, n, steps)
+
+
+@pytest.mark.parametrize("checkpoint", [True, 1, 2, 5, 299, 300, 10_000])
+def test_rk4_checkpointed_gradient_is_the_taped_one(checkpoint):
+    want = ez.grad(rk4, argnums=(0, 1))(*RK4_ARGS)
+    got = ez.grad(rk4, argnums=(0, 1), checkpoint=checkpoint)(*RK4_ARGS)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    assert np.all(np.abs(want[0]) > 1e-3)  # (a gradient that is not zero)
+
+
+@pytest.mark.parametrize("options", [dict(checkpoint=True), dict(checkpoint=1),
+                                     dict(checkpoint=3), dict(memory_budget=4096),
+                                     dict(memory_budget="1MB")])
+def test_heat_checkpointed_gradient_is_the_taped_one(options):
+    args = heat_args()
+    want = ez.grad(heat, argnums=(0, 1))(*args)
+    got = ez.grad(heat, argnums=(0, 1), **options)(*args)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert np.abs(want[1]).max() > 1e-3
+
+
+def test_heat_checkpointed_gradient_matches_finite_differences():
+    args = heat_args(12, 9)
+    g = ez.grad(heat, argnums=1, checkpoint=2)(*args)
+    kappa, eps = args[1].copy(), 1e-6
+    for k in (1, 5, 10):
+        up, down = kappa.copy(), kappa.copy()
+        up[k] += eps
+        down[k] -= eps
+        fd = (heat(args[0], up, *args[2:]) - heat(args[0], down, *args[2:])) / (2 * eps)
+        assert abs(g[k] - fd) < 1e-7 * max(1.0, abs(fd))
+
+
+def test_value_and_grad_with_checkpointing_returns_the_value():
+    value, g = ez.value_and_grad(rk4, checkpoint=4)(*RK4_ARGS)
+    assert value == pytest.approx(rk4(*RK4_ARGS), rel=1e-12)
+    np.testing.assert_allclose(g, ez.grad(rk4)(*RK4_ARGS), rtol=1e-12)
+
+
+def test_a_loop_writing_an_argument_is_refused_with_the_reason():
+    u = np.linspace(0.0, 1.0, 16)
+    assert ez.grad(in_place)(u.copy(), 16, 3).shape == (16,)  # (fine without checkpointing)
+    with pytest.raises(DifferentiationError, match="cannot checkpoint this loop.*extent of "
+                                                   "the memory argument"):
+        ez.grad(in_place, checkpoint=True)(u.copy(), 16, 3)
+
+
+def test_options_are_checked():
+    with pytest.raises(ArgumentValueError, match="checkpoint must be"):
+        Config(checkpoint=0)
+    with pytest.raises(ArgumentValueError, match="not a size"):
+        Config(memory_budget="lots")
+    with pytest.raises(ArgumentValueError, match="positive"):
+        Config(memory_budget=0)
+    assert parse_bytes("256MB") == 256_000_000
+    assert parse_bytes("1.5 GiB") == 3 * 2**29
+    assert parse_bytes(4096) == 4096
+    cfg = Config(memory_budget="2kB")
+    assert cfg.checkpointing and cfg.memory_budget == 2000 and cfg.checkpoint_snapshots == 0
+    assert Config(checkpoint=7).checkpoint_snapshots == 7
+    assert not Config().checkpointing
+
+
+def test_plan_round_trips_through_its_attribute():
+    plan = CheckpointPlan("f.loop.1.step", 48, ((3, 4), (5, 6)), 7, 1 << 20)
+    m = parse(f"define internal void @f.loop.1(ptr %s) {plan.attribute()} {{\n"
+              "entry:\n  ret void\n}\n")
+    fn = m.get_function("f.loop.1")
+    assert checkpoint_plan(fn) == plan
+    assert plan.attribute() in format_module(m)
+
+
+# --- the schedule: the IR helpers, driven as `@L.revolve` drives them -----------------------
+
+@pytest.fixture(scope="module")
+def helpers():
+    m = Module()
+    revolve_split_function(m)
+    checkpoint_snapshots_function(m)
+    for f in m.functions:
+        f.prefix = []  # (exported, to call them)
+    jm = compile_ir(format_module(m), opt_level=0)
+    return jm.function("enzyme_py.revolve_split"), jm.function("enzyme_py.checkpoint_snapshots")
+
+
+def reverse_by_revolve(split, n, kept):
+    """Simulate `@L.revolve` (checkpoint.py) over n steps with `kept` states: returns the
+    order steps are reversed in, the forward runs of each step, and the most states held."""
+    state = 0  # the memory holds the state before step `state`
+    slots = {0: 0}
+    reversed_order: list[int] = []
+    runs = [0] * n
+
+    def revolve(a, b, k, s):
+        nonlocal state
+        while b - a > 1:
+            ahead = split(b - a, s)
+            assert 1 <= ahead <= b - a - 1
+            mid = a + ahead
+            assert state == a
+            for t in range(a, mid):
+                runs[t] += 1
+            state = mid
+            if s > 0:
+                slots[k + 1] = mid
+                assert len(slots) <= kept
+                revolve(mid, b, k + 1, s - 1)
+                del slots[k + 1]
+            else:
+                assert mid == b - 1
+                reversed_order.append(mid)
+            state = slots[k]
+            b = mid
+        assert state == a
+        reversed_order.append(a)
+
+    revolve(0, n, 0, kept - 1)
+    return reversed_order, runs
+
+
+def binomial_runs(n, kept):
+    """The least r with C(kept + r, kept) >= n: Griewank's bound on repeated runs."""
+    r = 0
+    while math.comb(kept + r, kept) < n:
+        r += 1
+    return r
+
+
+@pytest.mark.parametrize("n,kept", [(1, 1), (2, 1), (7, 1), (10, 2), (100, 3), (1000, 10),
+                                    (4097, 5), (12, 12), (50, 64)])
+def test_revolve_reverses_every_step_once_within_the_binomial_bound(helpers, n, kept):
+    split, _ = helpers
+    kept = min(kept, n)
+    order, runs = reverse_by_revolve(split, n, kept)
+    assert order == list(range(n - 1, -1, -1))
+    assert max(runs) <= binomial_runs(n, kept)
+
+
+def test_snapshot_count_from_options(helpers):
+    _, count = helpers
+    assert count(1000, 100, 7, 0) == 7
+    assert count(5, 100, 7, 0) == 5  # (never more than the steps)
+    assert count(1000, 100, 0, 100 * 11) == 10  # (one state's room is the final copy)
+    assert count(1000, 100, 0, 50) == 1  # (at least the start)
+    assert count(10_000, 100, 0, 0) == 101  # about sqrt(N)
