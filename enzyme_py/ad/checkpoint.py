@@ -8,7 +8,7 @@ gets this pair instead of an ordinary augmented/reverse pair (the split ABI of `
   `%state` record and every region) into its tape, runs the loop as the primal does (no tape
   per iteration) and counts its steps N.
 - `@diffe_L(args and shadows..., ptr %tape)` keeps the state it finds (restored at the end),
-  puts back the state at the loop's start and reverses the N steps by `@L.revolve`: with S
+  puts back the state at the loop's start and reverses the N steps by revolve: with S
   states kept (the start one among them), the steps between two kept states are run forward
   again, a kept state is taken at the point the binomial schedule chooses, and each step is
   reversed right after its augmented run (`@augmented_L.step`, then `@diffe_L.step`, from the
@@ -88,7 +88,7 @@ class _Builder:
                              T.FunctionType(result_type(self.outs), wide_types + (T.PTR,)),
                              ["tape"])
         self._augmented(aug)
-        self._reverse(rev, self._revolve(base))
+        self._reverse(rev)
         return SplitPair(aug, rev, False)
 
     def _function(self, name: str, ftype: T.FunctionType, extra: list[str]) -> Function:
@@ -164,17 +164,18 @@ class _Builder:
 
     # --- the reverse function --------------------------------------------------------------
 
-    def _env_type(self) -> T.StructType:
-        """What `@L.revolve` reads: the arguments with shadows, the kept states (start, the
-        buffer of the others), their size, then one adjoint sum per float argument."""
-        return T.StructType((*(t for t, _ in self.wide), T.PTR, T.PTR, T.I64, *self.outs))
-
-    def _reverse(self, rev: Function, revolve: Function) -> None:
+    def _reverse(self, rev: Function) -> None:
+        """Reverse the steps by the binomial schedule, without recursion (a loop keeps the
+        schedule's frames, one per kept state, in `frames`): frame k holds kept state k,
+        taken before step `pos[k]`, and still has steps `pos[k]` .. `end[k] - 1` to reverse;
+        the memory holds the state before step `pos[k]` when the loop starts over."""
         wide = rev.args[:len(self.wide)]
         tape = rev.args[-1]
-        env_t = self._env_type()
-        b = Builder(rev.append_block("entry"))
-        env = b.alloca(env_t, name="env")
+        entry = rev.append_block("entry")
+        b = Builder(entry)
+        depth = b.alloca(T.I64, name="depth")
+        sums = [b.alloca(t, name="sum") for t in self.outs]
+        slots = (b.alloca(FREES_TYPE, name="frees"), b.alloca(T.PTR, name="step.tape.slot"))
         n = b.load(T.I64, tape, 8, name="n")
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         size = self._state_bytes(b, wide)
@@ -183,89 +184,85 @@ class _Builder:
         count = b.call(checkpoint_snapshots_function(self.module),
                        [n, size, ConstantInt(T.I64, self.plan.snapshots),
                         ConstantInt(T.I64, self.plan.budget)], name="snapshots")
-        others = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
-        buf = self.libc.call_malloc(b, b.mul(others, size), name="kept")
-        fields: list[Value] = [*wide, start, buf, size]
-        for k, v in enumerate(fields):
-            b.store(v, _field(b, env_t, env, k))
-        sums = len(fields)
-        for k, t in enumerate(self.outs):
-            b.store(zero(t), _field(b, env_t, env, sums + k))
+        free_slots = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
+        kept = self.libc.call_malloc(b, b.mul(free_slots, size), name="kept")
+        frames = self.libc.call_malloc(b, b.mul(count, ConstantInt(T.I64, 16)), name="frames")
+        for acc, t in zip(sums, self.outs, strict=True):
+            b.store(zero(t), acc)
+        zero64 = ConstantInt(T.I64, 0)
+        b.store(zero64, depth)
+        b.store(zero64, _frame(b, frames, zero64, 0))
+        b.store(n, _frame(b, frames, zero64, 1))
         self._copy_state(b, wide, start, save=False)
-        b.call(revolve, [ConstantInt(T.I64, 0), n, ConstantInt(T.I64, 0), others, env])
-        self._copy_state(b, wide, final, save=False)
-        for p in (final, buf, tape):
-            self.libc.call_free(b, p)
-        adjoints = [b.load(t, _field(b, env_t, env, sums + k), name="sum")
-                    for k, t in enumerate(self.outs)]
-        if not adjoints:
-            b.ret()
-        elif len(adjoints) == 1:
-            b.ret(adjoints[0])
-        else:
-            agg: Value = zero(result_type(self.outs))
-            for k, v in enumerate(adjoints):
-                agg = b.insertvalue(agg, v, [k])
-            b.ret(agg)
-
-    def _revolve(self, base: str) -> Function:
-        """`@L.revolve(a, b, k, s, env)`: reverse steps a .. b-1, the memory holding the
-        state before step a and kept state k holding it too, s more states free to keep."""
-        fn = Function(self.module.unique_name(f"{base}.revolve"),
-                      T.FunctionType(T.VOID, (T.I64, T.I64, T.I64, T.I64, T.PTR)),
-                      ["a", "b", "k", "s", "env"])
-        fn.prefix = ["internal"]
-        self.module.add_function(fn)
-        a, last, k, s, env = fn.args
-        env_t = self._env_type()
-        entry = fn.append_block("entry")
-        b = Builder(entry)
-        nw = len(self.wide)
-        wide = [b.load(t, _field(b, env_t, env, j)) for j, (t, _) in enumerate(self.wide)]
-        start = b.load(T.PTR, _field(b, env_t, env, nw), name="start")
-        buf = b.load(T.PTR, _field(b, env_t, env, nw + 1), name="kept")
-        size = b.load(T.I64, _field(b, env_t, env, nw + 2), name="state.bytes")
-        frees = b.alloca(FREES_TYPE, name="frees")
-        tape_slot = b.alloca(T.PTR, name="step.tape.slot")
-        slots = (frees, tape_slot)
-        head, split, keep, last_step, nxt, leaf = (
-            fn.append_block(n) for n in ("loop", "split", "keep", "last", "next", "leaf"))
+        head, split, keep, last, leaf, pop, done = (
+            rev.append_block(x) for x in ("frame", "split", "keep", "last", "leaf", "pop",
+                                          "done"))
         b.br(head)
+        one = ConstantInt(T.I64, 1)
+
         hb = Builder(head)
-        end = hb.phi(T.I64, [(last, entry)], name="end")
+        k = hb.load(T.I64, depth, name="k")
+        a = hb.load(T.I64, _frame(hb, frames, k, 0), name="a")
+        end = hb.load(T.I64, _frame(hb, frames, k, 1), name="end")
+        free = hb.sub(free_slots, k, name="s")
         length = hb.sub(end, a, name="length")
-        hb.condbr(hb.icmp("sgt", length, ConstantInt(T.I64, 1)), split, leaf)
-        sb = Builder(split)
-        ahead = sb.call(revolve_split_function(self.module), [length, s], name="ahead")
+        hb.condbr(hb.icmp("sgt", length, one), split, leaf)
+
+        sb = Builder(split)  # run ahead to the next state to keep
+        ahead = sb.call(revolve_split_function(self.module), [length, free], name="ahead")
         mid = sb.add(a, ahead, name="mid")
         self._run_steps(sb, wide, ahead)
-        sb.condbr(sb.icmp("sgt", s, ConstantInt(T.I64, 0)), keep, last_step)
-        kb = Builder(keep)
-        k1 = kb.add(k, ConstantInt(T.I64, 1), name="k.next")
-        self._copy_state(kb, wide, self._slot(kb, start, buf, size, k1), save=True)
-        kb.call(fn, [mid, end, k1, kb.sub(s, ConstantInt(T.I64, 1)), env])
-        kb.br(nxt)
-        lb = Builder(last_step)  # no state left to keep: mid is end - 1, reverse it now
-        self._reverse_step(lb, wide, env, slots)
-        lb.br(nxt)
-        nb = Builder(nxt)
-        self._copy_state(nb, wide, self._slot(nb, start, buf, size, k), save=False)
-        nb.br(head)
-        end.add_incoming(mid, nxt)  # type: ignore[attr-defined]
-        fb = Builder(leaf)
-        self._reverse_step(fb, wide, env, slots)
-        fb.ret()
-        return fn
+        sb.condbr(sb.icmp("sgt", free, zero64), keep, last)
 
-    def _slot(self, b: Builder, start: Value, buf: Value, size: Value, k: Value) -> Value:
-        """Kept state k: the tape's start state for 0, else the buffer's (k - 1)-th."""
+        kb = Builder(keep)  # keep it, and reverse the steps after it first (a new frame)
+        k1 = kb.add(k, one, name="k.next")
+        self._copy_state(kb, wide, self._slot(kb, start, kept, size, k1), save=True)
+        kb.store(mid, _frame(kb, frames, k1, 0))
+        kb.store(end, _frame(kb, frames, k1, 1))
+        kb.store(mid, _frame(kb, frames, k, 1))
+        kb.store(k1, depth)
+        kb.br(head)
+
+        lb = Builder(last)  # no state left to keep: mid is end - 1, reverse it now
+        self._reverse_step(lb, wide, sums, slots)
+        lb.store(mid, _frame(lb, frames, k, 1))
+        self._copy_state(lb, wide, self._slot(lb, start, kept, size, k), save=False)
+        lb.br(head)
+
+        fb = Builder(leaf)  # one step left in this frame: reverse it, back to the frame before
+        self._reverse_step(fb, wide, sums, slots)
+        fb.condbr(fb.icmp("eq", k, zero64), done, pop)
+
+        pb = Builder(pop)
+        up = pb.sub(k, one, name="k.up")
+        pb.store(up, depth)
+        self._copy_state(pb, wide, self._slot(pb, start, kept, size, up), save=False)
+        pb.br(head)
+
+        db = Builder(done)
+        self._copy_state(db, wide, final, save=False)
+        for p in (final, kept, frames, tape):
+            self.libc.call_free(db, p)
+        adjoints = [db.load(t, acc, name="sum") for acc, t in zip(sums, self.outs, strict=True)]
+        if not adjoints:
+            db.ret()
+        elif len(adjoints) == 1:
+            db.ret(adjoints[0])
+        else:
+            agg: Value = zero(result_type(self.outs))
+            for j, v in enumerate(adjoints):
+                agg = db.insertvalue(agg, v, [j])
+            db.ret(agg)
+
+    def _slot(self, b: Builder, start: Value, kept: Value, size: Value, k: Value) -> Value:
+        """Kept state k: the tape's start state for 0, else the (k - 1)-th of `kept`."""
         prev = b.sub(k, ConstantInt(T.I64, 1))
-        at = b.getelementptr(T.I8, buf, [b.mul(prev, size)], name="kept.at")
+        at = b.getelementptr(T.I8, kept, [b.mul(prev, size)], name="kept.at")
         return b.select(b.icmp("eq", k, ConstantInt(T.I64, 0)), start, at, name="slot")
 
-    def _reverse_step(self, b: Builder, wide: Sequence[Value], env: Value,
+    def _reverse_step(self, b: Builder, wide: Sequence[Value], sums: Sequence[Value],
                       slots: tuple[Value, Value]) -> None:
-        """One step forward with its tape, then its reverse; its adjoints added to the sums
+        """One step forward with its tape, then its reverse; its adjoints added to `sums`
         (`slots`: the step's list of deferred frees and its tape pointer, on the stack)."""
         frees, tape_slot = slots
         b.store(zero(FREES_TYPE), frees, 8)
@@ -275,16 +272,15 @@ class _Builder:
         count = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
                                                     ConstantInt(T.I32, 2)])
         b.call(free_deferred_function(self.module), [frees, count])
-        env_t = self._env_type()
-        sums = len(self.wide) + 3
-        for j, t in enumerate(self.outs):
+        for j, (acc, t) in enumerate(zip(sums, self.outs, strict=True)):
             v = got if len(self.outs) == 1 else b.extractvalue(got, [j])
-            at = _field(b, env_t, env, sums + j)
-            b.store(b.fadd(b.load(t, at), v), at)
+            b.store(b.fadd(b.load(t, acc), v), acc)
 
 
-def _field(b: Builder, t: T.Type, ptr: Value, k: int) -> Value:
-    return b.getelementptr(t, ptr, [ConstantInt(T.I32, 0), ConstantInt(T.I32, k)])
+def _frame(b: Builder, frames: Value, k: Value, field: int) -> Value:
+    """`pos[k]` (field 0) or `end[k]` (field 1) of the schedule's frames, { i64, i64 } each."""
+    return b.getelementptr(T.StructType((T.I64, T.I64)), frames,
+                           [k, ConstantInt(T.I32, field)])
 
 
 def _memcpy(module: Module, b: Builder, dst: Value, src: Value, size: Value) -> None:

@@ -204,9 +204,9 @@ found:
 }
 """
 
-# How many states a checkpointed loop of `n` steps keeps, each `bytes` long: `fixed` when
-# given, else what `budget` bytes hold besides the copy of the final state, else about
-# sqrt(n); at least 1 (the start), at most n.
+# How many states a checkpointed loop of `n` steps keeps, each `bytes` long (and 16 bytes of
+# its schedule's frame): `fixed` when given, else what `budget` bytes hold besides the copy
+# of the final state, else about sqrt(n); at least 1 (the start), at most n.
 _CHECKPOINT_SNAPSHOTS = """
 define internal i64 @enzyme_py.checkpoint_snapshots(i64 %n, i64 %bytes, i64 %fixed,
                                                     i64 %budget) {
@@ -217,7 +217,8 @@ free:
   %has.budget = icmp sgt i64 %budget, 0
   br i1 %has.budget, label %by.budget, label %by.sqrt
 by.budget:
-  %fit = udiv i64 %budget, %bytes
+  %each = add i64 %bytes, 16
+  %fit = udiv i64 %budget, %each
   %fit1 = sub i64 %fit, 1
   br label %clamp
 by.sqrt:

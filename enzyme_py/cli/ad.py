@@ -81,6 +81,12 @@ def _grad_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
                    help="forward: add @fwddiffe_<function> (tangents; floats default to dup)")
     p.add_argument("--width", type=int, default=1, help="forward mode: directions per sweep")
+    p.add_argument("--checkpoint", metavar="STATES", nargs="?", type=int, const=0,
+                   help="reverse the function's time loops by binomial checkpointing, keeping "
+                        "STATES copies of a loop's state (default: about the square root of "
+                        "its trip count) instead of a tape that grows with it")
+    p.add_argument("--memory-budget", metavar="SIZE",
+                   help="with checkpointing: the bytes the kept states may take ('256MB')")
 
 
 @command("grad", "add the reverse-mode gradient @diffe_<f> of one function to a module",
@@ -105,6 +111,9 @@ def grad(args: argparse.Namespace) -> int:
     ret_active = carries_float(fn.return_type) and not args.const_return
     forward = args.mode == "forward"
     config = _config(args).replace(name=args.name, width=args.width if forward else 1)
+    if args.checkpoint is not None or args.memory_budget is not None:
+        config = config.replace(checkpoint=args.checkpoint or True,
+                                memory_budget=args.memory_budget)
     if args.print_pipeline:
         print(forward_pipeline(args.function, acts, config) if forward else
               gradient_pipeline(args.function, acts, ret_active, config))
