@@ -11,9 +11,9 @@ gets this pair instead of an ordinary augmented/reverse pair (the split ABI of `
   puts back the state at the loop's start and reverses the N steps by revolve: with S
   states kept (the start one among them), the steps between two kept states are run forward
   again, a kept state is taken at the point the binomial schedule chooses, and each step is
-  reversed right after its augmented run (`@augmented_L.step`, then `@diffe_L.step`, from the
-  ordinary pair of the step: the tape of one step at a time). It returns the sum over the
-  steps of the adjoints of the float arguments.
+  reversed right after it runs forward once more, by the step's own gradient (`@diffe_L.step`:
+  the tape of one step at a time, in registers when the step has no inner loop). It returns
+  the sum over the steps of the adjoints of the float arguments.
 
 With S kept states and N steps, every step runs forward at most r times more, for the least r
 with C(S + r, S) >= N (`enzyme_py.revolve_split`); the memory is S + 1 copies of the state and
@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 
 from enzyme_py.ad import names
 from enzyme_py.ad.checkpoint_loops import CheckpointPlan
-from enzyme_py.ad.derived import SplitPair
+from enzyme_py.ad.derived import Derived, SplitPair
 from enzyme_py.ad.frees import FREES_TYPE
 from enzyme_py.ad.libc import LibC
 from enzyme_py.ad.runtime import (
@@ -48,23 +48,25 @@ from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.values import ConstantInt, Value, zero
 
-StepPair = Callable[[Function, list[str]], SplitPair]
+# the derivative of one step: its whole gradient (forward then reverse sweep in one call), or
+# an augmented/reverse pair when the step shares globals with the function (`reverse.py`)
+StepDerivative = Callable[[Function, list[str]], "Derived | SplitPair"]
 HEADER = 16  # the tape: { i64 N, pad }, then the start state
 
 
 def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
-                    acts: Sequence[str], step_pair: StepPair) -> SplitPair:
+                    acts: Sequence[str], step_derivative: StepDerivative) -> SplitPair:
     """The checkpointed augmented/reverse pair of a call of `loop` with activities `acts`;
-    `step_pair` makes the ordinary pair of the step function (the caller's transform)."""
+    `step_derivative` makes the step function's derivative (the caller's transform)."""
     step = module.get_function(plan.step)
     acts = [Activity.parse(a) for a in acts]
-    inner = step_pair(step, [str(a) for a in acts])
+    inner = step_derivative(step, [str(a) for a in acts])
     return _Builder(module, loop, step, plan, acts, inner).build()
 
 
 class _Builder:
     def __init__(self, module: Module, loop: Function, step: Function, plan: CheckpointPlan,
-                 acts: list[Activity], inner: SplitPair) -> None:
+                 acts: list[Activity], inner: Derived | SplitPair) -> None:
         self.module, self.loop, self.step, self.plan = module, loop, step, plan
         self.acts, self.inner, self.libc = acts, inner, LibC(module)
         # the arguments with their shadows, as both functions of the pair take them first
@@ -264,14 +266,19 @@ class _Builder:
                       slots: tuple[Value, Value]) -> None:
         """One step forward with its tape, then its reverse; its adjoints added to `sums`
         (`slots`: the step's list of deferred frees and its tape pointer, on the stack)."""
-        frees, tape_slot = slots
-        b.store(zero(FREES_TYPE), frees, 8)
-        b.call(self.inner.augmented, [*wide, frees, tape_slot])
-        tape = b.load(T.PTR, tape_slot, 8, name="step.tape")
-        got = b.call(self.inner.reverse, [*wide, tape], name="step.adjoints")
-        count = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
-                                                    ConstantInt(T.I32, 2)])
-        b.call(free_deferred_function(self.module), [frees, count])
+        inner = self.inner
+        if isinstance(inner, Derived):  # (its tape lives and dies in the one call)
+            got = b.call(inner.function, list(wide), name="step.adjoints",
+                         function_type=inner.type)
+        else:
+            frees, tape_slot = slots
+            b.store(zero(FREES_TYPE), frees, 8)
+            b.call(inner.augmented, [*wide, frees, tape_slot])
+            tape = b.load(T.PTR, tape_slot, 8, name="step.tape")
+            got = b.call(inner.reverse, [*wide, tape], name="step.adjoints")
+            count = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
+                                                        ConstantInt(T.I32, 2)])
+            b.call(free_deferred_function(self.module), [frees, count])
         for j, (acc, t) in enumerate(zip(sums, self.outs, strict=True)):
             v = got if len(self.outs) == 1 else b.extractvalue(got, [j])
             b.store(b.fadd(b.load(t, acc), v), acc)

@@ -119,9 +119,13 @@ class _Callees:
         got = self.derived.get(key)
         plan = checkpoint_plan(g) if got is None else None
         if plan is not None:  # an outlined time loop: reversed by binomial checkpointing
-            got = checkpoint_pair(self.module, g, plan, acts, lambda step, step_acts:
-                                  self.split_pair(step, step_acts, False, False,
-                                                  shared_globals, float_types))
+            def step_derivative(step: Function, step_acts: list[str]) -> Derived | SplitPair:
+                if shared_globals:  # (the step's gradient must use the caller's shadows)
+                    return self.split_pair(step, step_acts, False, False, shared_globals,
+                                           float_types)
+                return self.gradient(step, step_acts, False)
+
+            got = checkpoint_pair(self.module, g, plan, acts, step_derivative)
             self.derived.add(key, got)
         if got is None:
             ReverseTransform(self.module, g, acts, ret_active,
