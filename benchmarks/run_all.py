@@ -9,12 +9,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import bench_adbench, bench_calls, bench_ir, bench_reverse  # noqa: E402
+from benchmarks import (  # noqa: E402
+    bench_adbench,
+    bench_calls,
+    bench_checkpoint,
+    bench_ir,
+    bench_reverse,
+)
 
 BENCHMARKS = [("IR parse/print", bench_ir.main),
               ("reverse mode vs primal", bench_reverse.main),
               ("call overhead", bench_calls.main),
-              ("ADBench-style objectives vs JAX", bench_adbench.main)]
+              ("ADBench-style objectives vs JAX", bench_adbench.main),
+              ("checkpointing on long loops", bench_checkpoint.main)]
 
 
 def main(argv: list[str] | None = None) -> int:
