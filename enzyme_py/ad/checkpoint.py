@@ -51,7 +51,7 @@ from enzyme_py.ir.values import ConstantInt, Value, zero
 # the derivative of one step: its whole gradient (forward then reverse sweep in one call), or
 # an augmented/reverse pair when the step shares globals with the function (`reverse.py`)
 StepDerivative = Callable[[Function, list[str]], "Derived | SplitPair"]
-HEADER = 16  # the tape: { i64 N, pad }, then the start state
+HEADER = 16  # the tape: { i64 N, ptr kept states or null }, then the start state
 
 
 def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
@@ -124,9 +124,12 @@ class _Builder:
             _memcpy(self.module, b, at if save else ptr, ptr if save else at, size)
             offset = b.add(offset, size, name="snapshot.next")
 
-    def _run_steps(self, b: Builder, wide: Sequence[Value], count: Value | None) -> Value:
+    def _run_steps(self, b: Builder, wide: Sequence[Value], count: Value | None,
+                   keep: tuple[Value, Value, Value] | None = None) -> Value:
         """Run the primal step `count` times (None: until it returns non-zero); returns the
-        number of steps run. The builder ends in the block after the loop."""
+        number of steps run. `keep` = (buffer, state size, room): the state before step i
+        is copied to the buffer's i-th place while i < room. The builder ends in the block
+        after the loop."""
         fn = b.block.parent if b.block is not None else None
         assert fn is not None
         body, done = fn.append_block("steps"), fn.append_block("steps.done")
@@ -138,31 +141,75 @@ class _Builder:
             b.br(body)
         lb = Builder(body)
         i = lb.phi(T.I64, [(ConstantInt(T.I64, 0), start)], name="i")
+        if keep is not None:
+            buf, size, room = keep
+            save, go = fn.append_block("steps.keep"), fn.append_block("steps.run")
+            lb.condbr(lb.icmp("slt", i, room), save, go)
+            sb = Builder(save)
+            at = sb.getelementptr(T.I8, buf, [sb.mul(i, size)], name="kept.at")
+            self._copy_state(sb, wide, at, save=True)
+            sb.br(go)
+            lb.position_at_end(go)
         code = lb.call(self.step, self._primal_args(wide), name="code")
         nxt = lb.add(i, ConstantInt(T.I64, 1), name="i.next")
-        i.add_incoming(nxt, body)  # type: ignore[attr-defined]
+        latch = lb.block
+        assert latch is not None
+        i.add_incoming(nxt, latch)  # type: ignore[attr-defined]
         more = lb.icmp("slt", nxt, count) if count is not None else \
             lb.icmp("eq", code, ConstantInt(T.I32, 0))
         lb.condbr(more, body, done)
         b.position_at_end(done)
-        incoming = [(nxt, body)] if count is None else [(ConstantInt(T.I64, 0), start),
-                                                         (nxt, body)]
+        incoming = [(nxt, latch)] if count is None else [(ConstantInt(T.I64, 0), start),
+                                                          (nxt, latch)]
         return b.phi(T.I64, incoming, name="steps")
 
     # --- the augmented function ------------------------------------------------------------
 
     def _augmented(self, aug: Function) -> None:
+        """Keep the start state, run the loop; with a fixed number of states or a budget,
+        also keep the state before each step while they fit (then the reverse sweep needs
+        no step run again), and give them up once the loop turns out longer."""
         wide = aug.args[:len(self.wide)]
         tape_out = aug.args[-1]
         b = Builder(aug.append_block("entry"))
-        size = b.add(self._state_bytes(b, wide), ConstantInt(T.I64, HEADER))
-        tape = self.libc.call_malloc(b, size, name="tape")
+        size = self._state_bytes(b, wide)
+        tape = self.libc.call_malloc(b, b.add(size, ConstantInt(T.I64, HEADER)), name="tape")
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         self._copy_state(b, wide, start, save=True)
-        n = self._run_steps(b, wide, None)
-        b.store(n, tape, 8)
+        room = self._room(b, size)
+        if room is None:
+            n = self._run_steps(b, wide, None)
+            b.store(n, tape, 8)
+            b.store(zero(T.PTR), _states_field(b, tape), 8)
+        else:
+            states = self.libc.call_malloc(b, b.mul(room, size), name="states")
+            n = self._run_steps(b, wide, None, keep=(states, size, room))
+            fits = b.icmp("sle", n, room, name="all.kept")
+            here = b.block
+            assert here is not None and here.parent is not None
+            drop = here.parent.append_block("states.drop")
+            kept = here.parent.append_block("states.kept")
+            b.condbr(fits, kept, drop)
+            db = Builder(drop)
+            self.libc.call_free(db, states)
+            db.br(kept)
+            b.position_at_end(kept)
+            held = b.phi(T.PTR, [(states, here), (zero(T.PTR), drop)], name="held")
+            b.store(n, tape, 8)
+            b.store(held, _states_field(b, tape), 8)
         b.store(tape, tape_out, 8)
         b.ret()
+
+    def _room(self, b: Builder, size: Value) -> Value | None:
+        """How many states the forward sweep may keep (None: none, without a fixed number
+        or a budget the trip count decides, in the reverse sweep)."""
+        if self.plan.snapshots > 0:
+            return ConstantInt(T.I64, self.plan.snapshots)
+        if self.plan.budget > 0:
+            return b.call(checkpoint_snapshots_function(self.module),
+                          [ConstantInt(T.I64, 2**62), size, ConstantInt(T.I64, 0),
+                           ConstantInt(T.I64, self.plan.budget)], name="room")
+        return None
 
     # --- the reverse function --------------------------------------------------------------
 
@@ -183,14 +230,34 @@ class _Builder:
         size = self._state_bytes(b, wide)
         final = self.libc.call_malloc(b, size, name="final")
         self._copy_state(b, wide, final, save=True)
+        for acc, t in zip(sums, self.outs, strict=True):
+            b.store(zero(t), acc)
+        held = b.load(T.PTR, _states_field(b, tape), 8, name="held")
+        replay, schedule, finish = (rev.append_block(x) for x in ("replay", "schedule",
+                                                                 "finish"))
+        b.condbr(b.icmp("ne", held, zero(T.PTR)), replay, schedule)
+
+        rb = Builder(replay)  # every state was kept: no step runs again
+        t = rb.phi(T.I64, [(n, entry)], name="t")
+        t1 = rb.sub(t, ConstantInt(T.I64, 1), name="t.prev")
+        self._copy_state(rb, wide, rb.getelementptr(T.I8, held, [rb.mul(t1, size)]),
+                         save=False)
+        self._reverse_step(rb, wide, sums, slots)
+        t.add_incoming(t1, rb.block)  # type: ignore[attr-defined]
+        replayed = rb.block
+        assert replayed is not None
+        replay_done = rev.append_block("replay.done")
+        rb.condbr(rb.icmp("sgt", t1, ConstantInt(T.I64, 0)), replay, replay_done)
+        Builder(replay_done).call(self.libc.free(), [held])
+        Builder(replay_done).br(finish)
+
+        b = Builder(schedule)
         count = b.call(checkpoint_snapshots_function(self.module),
                        [n, size, ConstantInt(T.I64, self.plan.snapshots),
                         ConstantInt(T.I64, self.plan.budget)], name="snapshots")
         free_slots = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
         kept = self.libc.call_malloc(b, b.mul(free_slots, size), name="kept")
         frames = self.libc.call_malloc(b, b.mul(count, ConstantInt(T.I64, 16)), name="frames")
-        for acc, t in zip(sums, self.outs, strict=True):
-            b.store(zero(t), acc)
         zero64 = ConstantInt(T.I64, 0)
         b.store(zero64, depth)
         b.store(zero64, _frame(b, frames, zero64, 0))
@@ -242,8 +309,12 @@ class _Builder:
         pb.br(head)
 
         db = Builder(done)
+        for p in (kept, frames):
+            self.libc.call_free(db, p)
+        db.br(finish)
+        db = Builder(finish)
         self._copy_state(db, wide, final, save=False)
-        for p in (final, kept, frames, tape):
+        for p in (final, tape):
             self.libc.call_free(db, p)
         adjoints = [db.load(t, acc, name="sum") for acc, t in zip(sums, self.outs, strict=True)]
         if not adjoints:
@@ -282,6 +353,11 @@ class _Builder:
         for j, (acc, t) in enumerate(zip(sums, self.outs, strict=True)):
             v = got if len(self.outs) == 1 else b.extractvalue(got, [j])
             b.store(b.fadd(b.load(t, acc), v), acc)
+
+
+def _states_field(b: Builder, tape: Value) -> Value:
+    """The tape's pointer to the states the forward sweep kept (null: none)."""
+    return b.getelementptr(T.I8, tape, [ConstantInt(T.I64, 8)], name="states.at")
 
 
 def _frame(b: Builder, frames: Value, k: Value, field: int) -> Value:
