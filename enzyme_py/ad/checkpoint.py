@@ -6,7 +6,9 @@ gets this pair instead of an ordinary augmented/reverse pair (the split ABI of `
 
 - `@augmented_L(args and shadows..., ptr %frees, ptr %tape.out)` copies the state (the
   `%state` record and every region) into its tape, runs the loop as the primal does (no tape
-  per iteration) and counts its steps N.
+  per iteration) and counts its steps N. Given a number of states or a budget, it also keeps
+  the state before each step while they fit; when all N fit, the reverse sweep replays them
+  (each step reversed from its kept state, none run again), else they are given up.
 - `@diffe_L(args and shadows..., ptr %tape)` keeps the state it finds (restored at the end),
   puts back the state at the loop's start and reverses the N steps by revolve: with S
   states kept (the start one among them), the steps between two kept states are run forward
@@ -22,9 +24,8 @@ one step's tape. S is the plan's `snapshots`, or what `budget` bytes hold, or ab
 
 Invariants: the adjoints are those of the tape-everything gradient (the same step gradient is
 applied to the same states, in the same order; only the adjoints of the float arguments are
-summed per step first, so they agree to rounding); the memory
-of the state is as the forward sweep left it when `@diffe_L` returns; every buffer it makes is
-freed.
+summed per step first, so they agree to rounding); the memory of the state is as the forward
+sweep left it when `@diffe_L` returns; every buffer either function makes is freed.
 """
 
 from __future__ import annotations
