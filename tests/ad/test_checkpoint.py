@@ -297,3 +297,14 @@ def test_cli_grad_checkpoints_a_loop_and_gives_the_same_gradient(tmp_path, capsy
         np.testing.assert_allclose(got, results[0], rtol=1e-13)
     assert main(["grad", str(src), "-f", "decay", "--checkpoint", "--print-pipeline"]) == 0
     assert "checkpoint-loops{fn=decay}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("checkpoint", [True, 3])
+def test_an_index_error_inside_a_checkpointed_loop_is_raised(checkpoint):
+    u0, kappa, r, n, steps = heat_args()
+    g = ez.grad(heat, argnums=(0, 1), checkpoint=checkpoint)
+    with pytest.raises(IndexError, match="out of bounds.*size 30"):
+        g(u0, kappa[:30], r, n, steps)  # (the loop leaves by its error exit, in step 0)
+    got = g(u0, kappa, r, n, steps)  # (and the compiled gradient still works)
+    np.testing.assert_array_equal(got[1], ez.grad(heat, argnums=(0, 1))(u0, kappa, r, n,
+                                                                        steps)[1])
