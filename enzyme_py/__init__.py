@@ -20,6 +20,7 @@ from enzyme_py.api import (
     vjp,
 )
 from enzyme_py.api.jacobians import hessian, hvp, jacfwd, jacrev, jvp, linearize
+from enzyme_py.checkpointing import checkpointed
 from enzyme_py.custom import custom_jvp, custom_vjp
 from enzyme_py.errors import (
     ArgnumsError,
@@ -41,7 +42,7 @@ __all__ = [
     "profile",
     "Active", "ArgnumsError", "ArgumentValueError", "BackendError", "CallError", "Const",
     "Duplicated", "DuplicatedNoNeed", "EnzymePyError", "FrontendError", "NotDifferentiableError",
-    "ParseError", "VerifyError", "__version__", "autodiff",
+    "ParseError", "VerifyError", "__version__", "autodiff", "checkpointed",
     "custom_jvp", "custom_vjp", "grad", "hessian", "hvp", "inactive", "jacfwd", "jacrev", "jit",
     "jvp", "linearize", "parse", "show", "value_and_grad", "vjp",
 ]

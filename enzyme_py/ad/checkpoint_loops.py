@@ -20,9 +20,10 @@ an error naming the instruction: memory written through an argument or a loaded 
 (its extent is unknown), allocation or freeing inside the loop, calls that may write memory,
 pointers stored to memory (their shadows would be lost), `invoke`.
 
-Which loops: the outermost loops of `f` that hold another loop or at least
-`MIN_BODY_INSTRUCTIONS` instructions (a time loop: a step of real work); a short loop (a copy,
-a dot product) is cheaper to tape than to run again.
+Which loops: those the source marked (`enzyme_py.checkpointed`, kept in the loop's metadata;
+outermost loops only), and when asked for, every time loop: an outermost loop of `f` that
+holds another loop or at least `MIN_BODY_INSTRUCTIONS` instructions (a step of real work); a
+short loop (a copy, a dot product) is cheaper to tape than to run again.
 
 The loop function carries the plan in its attribute `"enzyme_py-checkpoint"="..."`
 (`CheckpointPlan`), which the reverse transform reads to build its checkpointed
@@ -53,12 +54,14 @@ from enzyme_py.analysis.memory_effects import (
     writes_no_memory,
     written_pointer,
 )
+from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.dominance import Dominators, dominators
 from enzyme_py.ir.layout import alloc_size
+from enzyme_py.ir.loop_marks import loop_property
 from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
 from enzyme_py.ir.printer import Slots
 from enzyme_py.ir.values import Argument, Constant, ConstantInt, GlobalValue, Value
@@ -106,9 +109,11 @@ def checkpoint_plan(fn: Function) -> CheckpointPlan | None:
     return None
 
 
-def checkpoint_loops(module: Module, fn: Function, snapshots: int = 0,
-                     budget: int = 0) -> list[Function]:
-    """Outline every time loop of `fn` (see the module docstring); returns the loop functions."""
+def checkpoint_loops(module: Module, fn: Function, snapshots: int = 0, budget: int = 0,
+                     time_loops: bool = True) -> list[Function]:
+    """Outline the loops of `fn` marked `checkpointed` in the source, and with `time_loops`
+    every time loop (see the module docstring); returns the loop functions. A marked loop
+    keeps the number of states its mark gives, else `snapshots`."""
     made: list[Function] = []
     while True:
         dom = dominators(fn)
@@ -116,11 +121,25 @@ def checkpoint_loops(module: Module, fn: Function, snapshots: int = 0,
             info = find_loops(fn, dom)
         except AnalysisError:
             return made  # (irreducible control flow: the reverse transform says so)
-        todo = [lp for lp in info.loops if lp.parent is None and _is_time_loop(lp)]
+        for lp in info.loops:
+            if lp.parent is not None and _mark(module, lp) is not None:
+                raise DifferentiationError(
+                    f"in @{fn.name}: a loop inside another loop is marked checkpointed "
+                    f"(block %{Slots(fn).local(lp.header)}); only outermost loops are "
+                    "checkpointed: mark the loop around it")
+        todo = [lp for lp in info.loops if lp.parent is None and
+                (_mark(module, lp) is not None or (time_loops and _is_time_loop(lp)))]
         if not todo:
             return made
+        mark = _mark(module, todo[0])
         made.append(_Outliner(module, fn, todo[0], dom, len(made) + 1,
-                              snapshots, budget).run())
+                              mark or snapshots, budget).run())
+
+
+def _mark(module: Module, lp: Loop) -> int | None:
+    """The states a loop marked `checkpointed` keeps (0: the default); None: not marked."""
+    term = lp.latch.terminator if lp.latch is not None else None
+    return loop_property(module, term, LOOP_PROPERTY) if term is not None else None
 
 
 def _is_time_loop(lp: Loop) -> bool:
@@ -497,12 +516,12 @@ class CheckpointLoops:
 
     name = "checkpoint-loops"
 
-    def __init__(self, fn: str, snapshots: int, budget: int) -> None:
-        self.function, self.snapshots, self.budget = fn, snapshots, budget
+    def __init__(self, fn: str, snapshots: int, budget: int, time: bool) -> None:
+        self.function, self.snapshots, self.budget, self.time = fn, snapshots, budget, time
 
     def run(self, module: Module) -> Module:
         fn = module.get_function(self.function)
-        checkpoint_loops(module, fn, self.snapshots, self.budget)
+        checkpoint_loops(module, fn, self.snapshots, self.budget, self.time)
         return module
 
 
@@ -512,4 +531,6 @@ register_pass("checkpoint-loops", "outline fn's time loops so that the reverse t
                   Param("snapshots", "states kept per loop (0: from budget, or about the "
                         "square root of the trip count)", int, 0),
                   Param("budget", "bytes the kept states may take (0: no budget)", int, 0),
+                  Param("time", "every time loop (0: only the loops marked checkpointed in "
+                        "the source)", bool, True),
               ))(CheckpointLoops)

@@ -32,8 +32,10 @@ from enzyme_py.ad import (  # noqa: F401  (register their passes)
 )
 from enzyme_py.ad.derive_passes import Forward, Reverse
 from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
+from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.config import Config
 from enzyme_py.ir import Module
+from enzyme_py.ir.loop_marks import has_property
 from enzyme_py.ir.source_map import reparse
 from enzyme_py.passes import NestedPass, Param, Pipeline, Stage, pass_text, register_pass
 
@@ -100,18 +102,21 @@ def _start(cfg: Config) -> list[str]:
 
 def gradient_pipeline(function: str, activities: Sequence[str], return_active: bool,
                       config: Config | None = None, *, show_activity: bool = False,
-                      **changes: Any) -> str:
-    """The pipeline of `gradient_module` (`show_activity`: print the activity first);
-    `changes` are options of `config` (`opt_level=0`, `name="g"` ...)."""
+                      marked_loops: bool = False, **changes: Any) -> str:
+    """The pipeline of `gradient_module` (`show_activity`: print the activity first;
+    `marked_loops`: the module has loops marked `checkpointed`, which are checkpointed even
+    without the config's `checkpoint`); `changes` are options of `config` (`opt_level=0`,
+    `name="g"` ...)."""
     cfg = _config(config, changes)
     request = {"fn": function, "acts": list(activities),
                "ret": "active" if return_active else "const"}
     primal = True if cfg.primal_returned(False) else None
     steps = [prepare_pipeline([function], cfg.inline)]
-    if cfg.checkpointing:
+    if cfg.checkpointing or marked_loops:
         steps.append(pass_text("checkpoint-loops", fn=function,
                                snapshots=cfg.checkpoint_snapshots or None,
-                               budget=cfg.memory_budget))
+                               budget=cfg.memory_budget,
+                               time=None if cfg.checkpointing else False))
     if show_activity:
         steps.append(pass_text("print-activity", **request))
     steps.append(pass_text("reverse", **request, name=cfg.name, primal=primal))
@@ -181,7 +186,8 @@ def gradient_module(module: Module, function: str, activities: Sequence[str],
     `module` is left as it was, unless `handed_over` (the caller no longer reads it: it is
     then worked on in place, which saves copying it)."""
     text = gradient_pipeline(function, activities, return_active, _config(config, changes),
-                             show_activity=on_stage is not None)
+                             show_activity=on_stage is not None,
+                             marked_loops=has_property(module, LOOP_PROPERTY))
     return _derive(module, text, on_stage, handed_over)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import iteration, recursion_guard, tree_loops, tree_values, versioning
 from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
@@ -52,6 +53,7 @@ from enzyme_py.frontend.tree_values import StaticVar
 from enzyme_py.frontend.values import AVal, SVal, c_strides, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.loop_marks import mark_loop
 from enzyme_py.ir.module import Block, Function
 from enzyme_py.ir.values import ConstantInt, ConstantKeyword, Value, zero
 
@@ -489,9 +491,13 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         if s.orelse:
             raise self.src.error(s, "for ... else is not supported",
                                  "a flag variable set before break")
+        marked = iteration.checkpoint_mark(s, self.typer.resolve_global, self.src.error)
+        mark = None
+        if marked is not None:
+            s, mark = marked
         loop_range = iteration.range_call(s.iter)
         if loop_range is not None and loop_range[1]:
-            self._for_reversed_range(s, loop_range[0])
+            self._for_reversed_range(s, loop_range[0], mark)
             return
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name) and
                 s.iter.func.id == "range"):
@@ -507,7 +513,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         accesses = versioning.plan(s, self.typer.env) if step_const == 1 and \
             self.session.bounds_check and not self.unchecked else []
         if not accesses:
-            self._emit_for(s, start, stop, step, step_const)
+            self._emit_for(s, start, stop, step, step_const, mark)
             return
         # two versions: without the checks proven here, and the checked original
         fast, checked = self.new_block("for.unchecked"), self.new_block("for.checked")
@@ -516,12 +522,12 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.b.position_at_end(fast)
         self.unchecked = {id(a.node) for a in accesses}
         try:
-            self._emit_for(s, start, stop, step, step_const)
+            self._emit_for(s, start, stop, step, step_const, mark)
         finally:
             self.unchecked = set()
         self.b.br(join)
         self.b.position_at_end(checked)
-        self._emit_for(s, start, stop, step, step_const)
+        self._emit_for(s, start, stop, step, step_const, mark)
         self.b.br(join)
         self.b.position_at_end(join)
 
@@ -538,7 +544,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             raise self.src.error(args[2], "range() step must not be zero")
         return start, stop, step
 
-    def _for_reversed_range(self, s: ast.For, inner: ast.Call) -> None:
+    def _for_reversed_range(self, s: ast.For, inner: ast.Call, mark: int | None = None) -> None:
         """`for i in reversed(range(a, b, k))` (k a constant): the same values backwards,
         `range(a + (n - 1) k, a - k, -k)` with n = len(range(a, b, k))."""
         start, stop, step = self._range_values(inner)
@@ -553,10 +559,12 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         n = b.select(b.icmp("slt", n, ConstantInt(T.I64, 0)), ConstantInt(T.I64, 0), n)
         last = b.add(start, b.mul(b.sub(n, ConstantInt(T.I64, 1)), ConstantInt(T.I64, k)))
         self._emit_for(s, last, b.sub(start, ConstantInt(T.I64, k)), ConstantInt(T.I64, -k),
-                       -k)
+                       -k, mark)
 
     def _emit_for(self, s: ast.For, start: Value, stop: Value, step: Value,
-                  step_const: int | None) -> None:
+                  step_const: int | None, mark: int | None = None) -> None:
+        """The counted loop; `mark`: checkpoint it in reverse mode, keeping that many states
+        (0: the gradient's default), as loop metadata (`enzyme_py.checkpointing`)."""
         assert isinstance(s.target, ast.Name)
         counter = self.alloca_at.alloca(T.I64, name=f"{s.target.id}.next")
         self.b.store(start, counter)
@@ -583,7 +591,9 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.b.position_at_end(latch)
         cur = self.b.load(T.I64, counter)
         self.b.store(self.b.add(cur, step, flags=("nsw",)), counter)
-        self.b.br(head)
+        back = self.b.br(head)
+        if mark is not None:
+            mark_loop(self.session.module, back, LOOP_PROPERTY, mark)
         self.b.position_at_end(done)
 
     def _for_over_sequences(self, s: ast.For) -> None:

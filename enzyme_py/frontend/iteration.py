@@ -15,6 +15,9 @@ import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from enzyme_py.checkpointing import check_snapshots, checkpointed
+from enzyme_py.errors import ArgumentValueError
+
 
 @dataclass(frozen=True)
 class Sequences:
@@ -49,6 +52,34 @@ def parse(s: ast.For, resolve: Callable[[ast.expr], object], error: Callable) ->
 
 def _call_of(e: ast.expr, fn: object, resolve: Callable[[ast.expr], object]) -> bool:
     return isinstance(e, ast.Call) and resolve(e.func) is fn
+
+
+def checkpoint_mark(s: ast.For, resolve: Callable[[ast.expr], object],
+                    error: Callable[..., Exception]) -> tuple[ast.For, int] | None:
+    """`for t in checkpointed(range(...), snapshots=K)`: the same loop over the range, and K
+    (0 when not given); None for any other loop. The loop itself is a new node (the parsed
+    definition is shared and never changed)."""
+    it = s.iter
+    if not (isinstance(it, ast.Call) and resolve(it.func) is checkpointed):
+        return None
+    hint = "for t in ez.checkpointed(range(steps), snapshots=20)"
+    words = {k.arg: k.value for k in it.keywords}
+    if len(it.args) not in (1, 2) or set(words) - {"snapshots"} or \
+            (len(it.args) == 2 and "snapshots" in words):
+        raise error(it, "checkpointed() takes the loop's range and snapshots=", hint)
+    if range_call(it.args[0]) is None:
+        raise error(it.args[0], "checkpointed() marks a loop over range(...)", hint)
+    count = it.args[1] if len(it.args) == 2 else words.get("snapshots")
+    snapshots = 0
+    if count is not None:
+        if not (isinstance(count, ast.Constant) and isinstance(count.value, int)):
+            raise error(count, "snapshots= must be an integer literal", hint)
+        try:
+            snapshots = check_snapshots(count.value)
+        except ArgumentValueError as e:
+            raise error(count, str(e), hint) from None
+    loop = ast.For(target=s.target, iter=it.args[0], body=s.body, orelse=s.orelse)
+    return ast.copy_location(loop, s), snapshots
 
 
 def range_call(it: ast.expr) -> tuple[ast.Call, bool] | None:

@@ -230,6 +230,9 @@ class Typer(CallTyper, TreeTyper):
                 if cur is not None and rhs is not None:
                     self._assign_name(s.target.id, self._binop_type(s.op, cur, rhs, s), s)
         elif isinstance(s, ast.For):
+            marked = iteration.checkpoint_mark(s, self.resolve_global, self.src.error)
+            if marked is not None:
+                s = marked[0]
             loop = None if _is_range(s.iter) else tree_loops.parse(self, s)
             if loop is tree_loops.PENDING:
                 return  # over a container not typed yet: the fixpoint comes back

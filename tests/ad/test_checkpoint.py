@@ -308,3 +308,72 @@ def test_an_index_error_inside_a_checkpointed_loop_is_raised(checkpoint):
     got = g(u0, kappa, r, n, steps)  # (and the compiled gradient still works)
     np.testing.assert_array_equal(got[1], ez.grad(heat, argnums=(0, 1))(u0, kappa, r, n,
                                                                         steps)[1])
+
+
+# --- one loop marked in the source: `for t in ez.checkpointed(range(n), snapshots=K)` --------
+
+def decay_marked(x0, k, n):
+    x = x0
+    for _ in ez.checkpointed(range(n), snapshots=3):
+        x = x - 0.01 * k * x + 0.001 * np.sin(x)
+    return x * x
+
+
+def decay_plain(x0, k, n):
+    x = x0
+    for _ in range(n):
+        x = x - 0.01 * k * x + 0.001 * np.sin(x)
+    return x * x
+
+
+def marked_inside(x, n):
+    s = 0.0
+    for i in range(n):
+        for _ in ez.checkpointed(range(n)):
+            s = s + x * i
+    return s
+
+
+def marked_array_loop(x):
+    s = 0.0
+    for v in ez.checkpointed(x):
+        s = s + v
+    return s
+
+
+def marked_zero(x, n):
+    for _ in ez.checkpointed(range(n), snapshots=0):
+        x = x * 0.5
+    return x
+
+
+def test_a_marked_loop_is_checkpointed_with_its_number_of_states(monkeypatch):
+    import enzyme_py.ad.reverse as reverse
+
+    plans = []
+    made = reverse.checkpoint_pair
+
+    def spy(module, loop, plan, acts, step_derivative):
+        plans.append(plan)
+        return made(module, loop, plan, acts, step_derivative)
+
+    monkeypatch.setattr(reverse, "checkpoint_pair", spy)
+    got = ez.grad(decay_marked, argnums=(0, 1))(1.0, 0.5, 100)
+    assert [p.snapshots for p in plans] == [3]  # (a short body: marked, not a time loop)
+    want = ez.grad(decay_plain, argnums=(0, 1))(1.0, 0.5, 100)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    ez.grad(decay_plain)(1.0, 0.5, 100)
+    assert len(plans) == 1  # (an unmarked loop is not, without checkpoint=)
+    assert ez.jit(decay_marked)(1.0, 0.5, 100) == decay_marked(1.0, 0.5, 100)
+    assert list(ez.checkpointed(range(3), snapshots=2)) == [0, 1, 2]
+
+
+def test_marks_that_cannot_be_honoured_are_errors():
+    with pytest.raises(DifferentiationError, match="inside another loop is marked"):
+        ez.grad(marked_inside)(1.0, 5)
+    with pytest.raises(ez.FrontendError, match=r"checkpointed\(\) marks a loop over range"):
+        ez.grad(marked_array_loop)(np.ones(3))
+    with pytest.raises(ez.FrontendError, match="number of states"):
+        ez.grad(marked_zero)(1.0, 5)
+    with pytest.raises(ArgumentValueError, match="number of states"):
+        ez.checkpointed(range(3), snapshots=0)
