@@ -14,7 +14,8 @@ moves each selected loop of `f` out of `f`:
 The state of the loop is what one iteration hands the next: the header phis (kept in the
 `%state` record, with the values leaving the loop and the exit code) and the memory the loop
 writes — its *regions*: blocks whose extent is known before the loop (a `malloc`/`calloc`/
-`aligned_alloc` of a size computed before it, an `alloca`, a global). Memory the loop only
+`aligned_alloc` of a size computed before it, an `alloca`, a global, an array argument whose
+extents the front end names: `arrays=`). Memory the loop only
 reads must not change after the loop, or it is a region too. Everything else is refused with
 an error naming the instruction: memory written through an argument or a loaded pointer
 (its extent is unknown), allocation or freeing inside the loop, calls that may write memory,
@@ -109,11 +110,27 @@ def checkpoint_plan(fn: Function) -> CheckpointPlan | None:
     return None
 
 
+ArrayExtents = dict[int, tuple[tuple[int, ...], int]]
+
+
+def parse_array_extents(words: list[str]) -> ArrayExtents:
+    """`P:S1.S2:B` per array argument: its data pointer is parameter P, its extents the
+    parameters S1, S2 ..., each element B bytes (a contiguous block of S1 * S2 * ... * B)."""
+    out: ArrayExtents = {}
+    for w in words:
+        p, shape, size = w.split(":")
+        out[int(p)] = (tuple(int(k) for k in shape.split(".") if k), int(size))
+    return out
+
+
 def checkpoint_loops(module: Module, fn: Function, snapshots: int = 0, budget: int = 0,
-                     time_loops: bool = True) -> list[Function]:
+                     time_loops: bool = True,
+                     arrays: ArrayExtents | None = None) -> list[Function]:
     """Outline the loops of `fn` marked `checkpointed` in the source, and with `time_loops`
     every time loop (see the module docstring); returns the loop functions. A marked loop
-    keeps the number of states its mark gives, else `snapshots`."""
+    keeps the number of states its mark gives, else `snapshots`. `arrays` gives the extent of
+    the memory behind pointer arguments (a front end's contiguous arrays), so a loop may
+    write them."""
     made: list[Function] = []
     while True:
         dom = dominators(fn)
@@ -133,7 +150,7 @@ def checkpoint_loops(module: Module, fn: Function, snapshots: int = 0, budget: i
             return made
         mark = _mark(module, todo[0])
         made.append(_Outliner(module, fn, todo[0], dom, len(made) + 1,
-                              mark or snapshots, budget).run())
+                              mark or snapshots, budget, arrays or {}).run())
 
 
 def _mark(module: Module, lp: Loop) -> int | None:
@@ -150,9 +167,9 @@ def _is_time_loop(lp: Loop) -> bool:
 
 class _Outliner:
     def __init__(self, module: Module, fn: Function, lp: Loop, dom: Dominators, index: int,
-                 snapshots: int, budget: int) -> None:
+                 snapshots: int, budget: int, arrays: ArrayExtents) -> None:
         self.module, self.fn, self.lp, self.dom = module, fn, lp, dom
-        self.snapshots, self.budget = snapshots, budget
+        self.snapshots, self.budget, self.arrays = snapshots, budget, arrays
         self.base = module.unique_name(f"{fn.name}.loop.{index}")
         self.blocks = [b for b in fn.blocks if b in lp.blocks]
         self.insts = [i for b in self.blocks for i in b.instructions]
@@ -273,8 +290,7 @@ class _Outliner:
             if o in regions:
                 continue
             if any(may_alias(frozenset({o}), objs) for objs in after):
-                regions[o] = self._extent(o, inst, "reads memory that is written after it, "
-                                                   "and")
+                regions[o] = self._extent(o, inst, "reads (and the code after it writes)")
         return list(regions.values())
 
     def _extent(self, o: MemObject, inst: I.Instruction, what: str) -> tuple[Value, Value]:
@@ -288,13 +304,24 @@ class _Outliner:
         elif isinstance(o, I.Call) and o.parent is not None and \
                 o.parent not in self.lp.blocks and self.dom.dominates(o.parent, self.pre):
             size = _allocated_bytes(o, self.pre)
+        elif isinstance(o, Argument) and o.parent is self.fn and o.index in self.arrays:
+            size = self._array_bytes(*self.arrays[o.index])
         if size is None:
             what_o = "unknown memory" if o is UNKNOWN else _describe(self.fn, o)
-            raise self.error(inst, f"it {what} the extent of {what_o} is not known before "
-                                   "the loop (checkpointing copies the loop's state; "
-                                   "allocate that memory in the function, with a size "
-                                   "computed before the loop)")
+            raise self.error(inst, f"the loop {what} {what_o}, whose extent is not known "
+                                   "before it (checkpointing copies the loop's state: pass "
+                                   "contiguous arrays, or allocate that memory in the "
+                                   "function with a size computed before the loop)")
         return o, size  # type: ignore[return-value]
+
+    def _array_bytes(self, shape: tuple[int, ...], elem: int) -> Value:
+        """The bytes of a contiguous array argument, computed at the end of the preheader."""
+        b = Builder(self.pre)
+        b.index = len(self.pre.instructions) - 1  # (before its branch)
+        size: Value = ConstantInt(T.I64, elem)
+        for k in shape:
+            size = b.mul(size, self.fn.args[k], name="array.bytes")
+        return size
 
     # --- rewriting -------------------------------------------------------------------------
 
@@ -516,12 +543,14 @@ class CheckpointLoops:
 
     name = "checkpoint-loops"
 
-    def __init__(self, fn: str, snapshots: int, budget: int, time: bool) -> None:
+    def __init__(self, fn: str, snapshots: int, budget: int, time: bool,
+                 arrays: list[str]) -> None:
         self.function, self.snapshots, self.budget, self.time = fn, snapshots, budget, time
+        self.arrays = parse_array_extents(arrays)
 
     def run(self, module: Module) -> Module:
         fn = module.get_function(self.function)
-        checkpoint_loops(module, fn, self.snapshots, self.budget, self.time)
+        checkpoint_loops(module, fn, self.snapshots, self.budget, self.time, self.arrays)
         return module
 
 
@@ -533,4 +562,6 @@ register_pass("checkpoint-loops", "outline fn's time loops so that the reverse t
                   Param("budget", "bytes the kept states may take (0: no budget)", int, 0),
                   Param("time", "every time loop (0: only the loops marked checkpointed in "
                         "the source)", bool, True),
+                  Param("arrays", "P:S1.S2:B per contiguous array argument: data pointer P, "
+                        "extents S1, S2 ..., B bytes per element", list, ()),
               ))(CheckpointLoops)

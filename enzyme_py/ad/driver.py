@@ -102,11 +102,12 @@ def _start(cfg: Config) -> list[str]:
 
 def gradient_pipeline(function: str, activities: Sequence[str], return_active: bool,
                       config: Config | None = None, *, show_activity: bool = False,
-                      marked_loops: bool = False, **changes: Any) -> str:
+                      marked_loops: bool = False, array_extents: Sequence[str] = (),
+                      **changes: Any) -> str:
     """The pipeline of `gradient_module` (`show_activity`: print the activity first;
     `marked_loops`: the module has loops marked `checkpointed`, which are checkpointed even
-    without the config's `checkpoint`); `changes` are options of `config` (`opt_level=0`,
-    `name="g"` ...)."""
+    without the config's `checkpoint`; `array_extents`: `checkpoint-loops`'s `arrays=`);
+    `changes` are options of `config` (`opt_level=0`, `name="g"` ...)."""
     cfg = _config(config, changes)
     request = {"fn": function, "acts": list(activities),
                "ret": "active" if return_active else "const"}
@@ -116,7 +117,8 @@ def gradient_pipeline(function: str, activities: Sequence[str], return_active: b
         steps.append(pass_text("checkpoint-loops", fn=function,
                                snapshots=cfg.checkpoint_snapshots or None,
                                budget=cfg.memory_budget,
-                               time=None if cfg.checkpointing else False))
+                               time=None if cfg.checkpointing else False,
+                               arrays=list(array_extents) or None))
     if show_activity:
         steps.append(pass_text("print-activity", **request))
     steps.append(pass_text("reverse", **request, name=cfg.name, primal=primal))
@@ -180,14 +182,15 @@ def _derive(module: Module, text: str, on_stage: Stage | None,
 def gradient_module(module: Module, function: str, activities: Sequence[str],
                     return_active: bool, config: Config | None = None, *,
                     on_stage: Stage | None = None, handed_over: bool = False,
-                    **changes: Any) -> tuple[Module, str]:
+                    array_extents: Sequence[str] = (), **changes: Any) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name).
     The options are `config`'s (opt level, inlining, name, return-primal), with `changes`.
     `module` is left as it was, unless `handed_over` (the caller no longer reads it: it is
     then worked on in place, which saves copying it)."""
     text = gradient_pipeline(function, activities, return_active, _config(config, changes),
                              show_activity=on_stage is not None,
-                             marked_loops=has_property(module, LOOP_PROPERTY))
+                             marked_loops=has_property(module, LOOP_PROPERTY),
+                             array_extents=array_extents)
     return _derive(module, text, on_stage, handed_over)
 
 

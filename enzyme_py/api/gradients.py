@@ -181,6 +181,7 @@ class GradCache:
         with stage("AD pipeline"):
             out, gname = gradient_module(module, fname, flat_acts, ret_active, self.options,
                                          opt_level=0, handed_over=True,
+                                         array_extents=_array_extents(types),
                                          return_primal=return_primal and not outputs)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
@@ -198,6 +199,22 @@ class GradCache:
                 "per_call": errors is not None and errors.per_call,
                 "gradient": replace(g, native=None, errors=None)})
         return g
+
+
+def _array_extents(types: Sequence[Any]) -> list[str]:
+    """`checkpoint-loops`'s `arrays=`: where each contiguous array argument's data pointer and
+    extents sit among the flat parameters, and its element size."""
+    out: list[str] = []
+    k = 0
+    for t in types:
+        if isinstance(t, Array):
+            if not t.strided:
+                shape = ".".join(str(k + 1 + j) for j in range(t.ndim))
+                out.append(f"{k}:{shape}:{t.elem.dtype.itemsize}")
+            k += 1 + t.extents
+        else:
+            k += 1
+    return out
 
 
 def _from_disk(disk: Any, f: Callable) -> Gradient | None:
