@@ -402,3 +402,19 @@ def test_marks_that_cannot_be_honoured_are_errors():
         ez.grad(marked_zero)(1.0, 5)
     with pytest.raises(ArgumentValueError, match="number of states"):
         ez.checkpointed(range(3), snapshots=0)
+
+
+def test_hessian_through_a_marked_loop_is_the_taped_one():
+    x = np.array([1.0, 0.5])
+    want = ez.hessian(lambda_free_plain)(x)
+    got = ez.hessian(lambda_free_marked)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert abs(want[0, 1]) > 0.1
+
+
+def lambda_free_marked(x):
+    return decay_marked(x[0], x[1], 50)
+
+
+def lambda_free_plain(x):
+    return decay_plain(x[0], x[1], 50)
