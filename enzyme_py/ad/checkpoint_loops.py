@@ -385,6 +385,7 @@ class _Outliner:
             assert term is not None
             if bmap[self.lp.header] in term.successors():  # (the latch: the back edge)
                 term.replace_successor(bmap[self.lp.header], nxt)
+                term.metadata = [(k, v) for k, v in term.metadata if k != "llvm.loop"]
             for k, x in enumerate(self.lp.exits, start=1):
                 if x not in term.successors():
                     continue
@@ -433,11 +434,11 @@ class _Outliner:
         for k, phi in enumerate(self.header_phis):
             b.store(phi.value_for(pre), self._field(b, state, k))
         b.call(loop_fn, [*params, state])
-        code = b.load(T.I32, self._field(b, state, self.code_field), name="exit.code")
         exits = self.lp.exits
         if len(exits) == 1:
             b.br(exits[0])
         else:
+            code = b.load(T.I32, self._field(b, state, self.code_field), name="exit.code")
             b.switch(code, exits[-1], [(ConstantInt(T.I32, k), x)
                                        for k, x in enumerate(exits[:-1], start=1)])
         for j, (x, phi) in enumerate(self.exit_phis):

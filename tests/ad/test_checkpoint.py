@@ -406,15 +406,15 @@ def test_marks_that_cannot_be_honoured_are_errors():
 
 def test_hessian_through_a_marked_loop_is_the_taped_one():
     x = np.array([1.0, 0.5])
-    want = ez.hessian(lambda_free_plain)(x)
-    got = ez.hessian(lambda_free_marked)(x)
+    want = ez.hessian(plain_of_vector)(x)
+    got = ez.hessian(marked_of_vector)(x)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert abs(want[0, 1]) > 0.1
 
 
-def lambda_free_marked(x):
+def marked_of_vector(x):
     return decay_marked(x[0], x[1], 50)
 
 
-def lambda_free_plain(x):
+def plain_of_vector(x):
     return decay_plain(x[0], x[1], 50)
