@@ -19,7 +19,8 @@ extents the front end names: `arrays=`). Memory the loop only
 reads must not change after the loop, or it is a region too. Everything else is refused with
 an error naming the instruction: memory written through an argument or a loaded pointer
 (its extent is unknown), allocation or freeing inside the loop, calls that may write memory,
-pointers stored to memory (their shadows would be lost), `invoke`.
+pointers stored to memory or carried by the loop's phis (their shadows would not follow the
+kept states), `invoke`.
 
 Which loops: those the source marked (`enzyme_py.checkpointed`, kept in the loop's metadata;
 outermost loops only), and when asked for, every time loop: an outermost loop of `f` that
@@ -196,6 +197,11 @@ class _Outliner:
         self._check_instructions()
         self.header_phis = header.phis()
         self.exit_phis = [(x, phi) for x in lp.exits for phi in x.phis()]
+        for phi in [*self.header_phis, *(p for _, p in self.exit_phis)]:
+            if phi.type.scalar.is_pointer:  # (its shadow would not follow the kept states)
+                raise self.error(phi, "the loop carries a pointer from one iteration to the "
+                                      "next or out of the loop (swap the buffers' roles in "
+                                      "the loop body instead: two half steps per iteration)")
         self._check_outside_uses()
         self.live_ins = self._live_ins()
         self.regions = self._regions()

@@ -144,12 +144,16 @@ def _config(config: Config | None, changes: dict[str, Any]) -> Config:
 
 def enzyme_pipeline(targets: Sequence[str], config: Config | None = None, *,
                     show_activity: Sequence[tuple[str, Sequence[str], bool]] = (),
-                    **changes: Any) -> str:
+                    checkpoint: Sequence[str] = (), **changes: Any) -> str:
     """The pipeline of `enzyme-py transform`: lower the `__enzyme_autodiff`/`__enzyme_fwddiff`
     calls, whose functions are `targets`; `show_activity` lists (function, activities, active
-    return) to print first."""
+    return) to print first; with the config's checkpointing, the time loops of the functions
+    `checkpoint` (those of `__enzyme_autodiff` calls) are checkpointed."""
     cfg = _config(config, changes)
     steps = [prepare_pipeline(targets, cfg.inline)]
+    if cfg.checkpointing:
+        steps += [pass_text("checkpoint-loops", fn=fn, snapshots=cfg.checkpoint_snapshots or None,
+                            budget=cfg.memory_budget) for fn in checkpoint]
     steps += [pass_text("print-activity", fn=fn, acts=list(acts),
                         ret="active" if ret else "const") for fn, acts, ret in show_activity]
     steps.append("lower-enzyme")

@@ -81,12 +81,25 @@ def _grad_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
                    help="forward: add @fwddiffe_<function> (tangents; floats default to dup)")
     p.add_argument("--width", type=int, default=1, help="forward mode: directions per sweep")
-    p.add_argument("--checkpoint", metavar="STATES", nargs="?", type=int, const=0,
-                   help="reverse the function's time loops by binomial checkpointing, keeping "
-                        "STATES copies of a loop's state (default: about the square root of "
-                        "its trip count) instead of a tape that grows with it")
+    _checkpoint_arguments(p)
+
+
+def _checkpoint_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--checkpoint", action="store_true",
+                   help="reverse the time loops of the differentiated functions by binomial "
+                        "checkpointing: a few copies of a loop's state (about the square root "
+                        "of its trip count) instead of a tape that grows with it")
+    p.add_argument("--snapshots", metavar="STATES", type=int,
+                   help="checkpoint, keeping this many copies of a loop's state")
     p.add_argument("--memory-budget", metavar="SIZE",
-                   help="with checkpointing: the bytes the kept states may take ('256MB')")
+                   help="checkpoint, the kept states taking at most SIZE bytes ('256MB')")
+
+
+def _with_checkpointing(config: Config, args: argparse.Namespace) -> Config:
+    if not args.checkpoint and args.snapshots is None and args.memory_budget is None:
+        return config
+    return config.replace(checkpoint=args.snapshots if args.snapshots is not None else True,
+                          memory_budget=args.memory_budget)
 
 
 @command("grad", "add the reverse-mode gradient @diffe_<f> of one function to a module",
@@ -110,10 +123,8 @@ def grad(args: argparse.Namespace) -> int:
         raise EnzymePyError(str(exc)) from None
     ret_active = carries_float(fn.return_type) and not args.const_return
     forward = args.mode == "forward"
-    config = _config(args).replace(name=args.name, width=args.width if forward else 1)
-    if args.checkpoint is not None or args.memory_budget is not None:
-        config = config.replace(checkpoint=args.checkpoint or True,
-                                memory_budget=args.memory_budget)
+    config = _with_checkpointing(
+        _config(args).replace(name=args.name, width=args.width if forward else 1), args)
     if args.print_pipeline:
         print(forward_pipeline(args.function, acts, config) if forward else
               gradient_pipeline(args.function, acts, ret_active, config))
@@ -157,6 +168,7 @@ def _transform_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-inlined-rules", action="store_true",
                    help="differentiate the inlined body of a function whose registered "
                         "derivative is no longer called (an error otherwise)")
+    _checkpoint_arguments(p)
 
 
 @command("transform", "lower every __enzyme_autodiff call (drop-in for Enzyme's plugin)",
@@ -177,7 +189,12 @@ def transform(args: argparse.Namespace) -> int:
     targets += split_targets(module)
     shown = [(p.function.name or "", p.activities, carries_float(p.function.return_type))
              for p in plans] if dump.active else []
-    text = enzyme_pipeline(targets, _config(args), show_activity=shown)
+    split = set(split_targets(module))  # (memory may change between their two calls)
+    text = enzyme_pipeline(targets, _with_checkpointing(_config(args), args),
+                           show_activity=shown,
+                           checkpoint=[t for t in dict.fromkeys(p.function.name or ""
+                                                                for p in plans)
+                                       if t not in split])
     if args.print_pipeline:  # (of the preoptimized module, with --preoptimize)
         print(text)
         return 0

@@ -303,7 +303,7 @@ def test_cli_grad_checkpoints_a_loop_and_gives_the_same_gradient(tmp_path, capsy
     src = tmp_path / "decay.ll"
     src.write_text(LOOP_IR)
     results = []
-    for extra in ([], ["--checkpoint", "3"], ["--memory-budget", "1kB"]):
+    for extra in ([], ["--snapshots", "3"], ["--memory-budget", "1kB"]):
         out = tmp_path / f"g{len(results)}.ll"
         assert main(["grad", str(src), "-f", "decay", "-O", "0", "-o", str(out), *extra]) == 0
         text = out.read_text()
@@ -418,3 +418,23 @@ def marked_of_vector(x):
 
 def plain_of_vector(x):
     return decay_plain(x[0], x[1], 50)
+
+
+def swapping(u0, n, steps):
+    """Swaps the roles of two buffers: the loop carries pointers (their shadows too)."""
+    u = np.zeros(n)
+    v = np.zeros(n)
+    for i in range(n):
+        u[i] = u0[i]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            v[i] = 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1])
+        u, v = v, u
+    return np.sum(u * u)
+
+
+def test_a_loop_carrying_pointers_is_refused_with_the_reason():
+    u0 = np.linspace(0.0, 1.0, 10)
+    assert ez.grad(swapping)(u0, 10, 4).shape == (10,)
+    with pytest.raises(DifferentiationError, match="carries a pointer from one iteration"):
+        ez.grad(swapping, checkpoint=True)(u0, 10, 4)
