@@ -299,7 +299,7 @@ def is_user_function(fn: object) -> bool:
         callable(fn) and hasattr(fn, "__code__")
 
 
-_TAKES_NONE = frozenset({"clip"})  # functions whose positional None means "no bound"
+_TAKES_NONE = frozenset({"clip", "flip", "roll"})  # a positional None: no bound, all axes
 
 
 def _is_none(e: ast.expr) -> bool:

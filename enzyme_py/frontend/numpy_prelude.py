@@ -4,8 +4,9 @@ types, inlined before differentiation).
 
 Each stand-in computes what NumPy computes for the signature it has (no other keywords: a
 call with one is refused, naming the function); a function whose NumPy meaning depends on the
-rank in ways the subset cannot test (`np.flip`, `np.diag`), or whose derivative a direct
-formula gets wrong at ties (`np.logaddexp` at a == b), is not here.
+rank in ways the subset cannot test (`np.flip`, `np.diag`, `np.roll`: `arrays.rearrange`), or
+whose derivative a direct formula gets wrong at ties (`np.logaddexp` at a == b:
+`arrays.functions`), is a registered entry instead.
 
 Invariants: only NumPy functions map to stand-ins (`stand_in`); the lookups the front end
 records for the persistent cache are of the user's names (NumPy's objects), never of these.

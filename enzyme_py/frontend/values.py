@@ -32,7 +32,9 @@ class AVal:
     the view is the only owner of a temporary. `origin` is set on a 1-D slice `a[k:...]`
     of a variable with a constant start k >= 0 and step 1: (the variable's name, the pointer
     sliced, k), so two such slices of one variable are known to be one shifted by a constant
-    from the other wherever their extent is not 0 (see `writes`)."""
+    from the other wherever their extent is not 0 (see `writes`). `moved` marks a read
+    recorded by a lazy that loads element i of this view for some other result index
+    (`np.roll`): a store into this memory is never the in-place read of it (see `writes`)."""
 
     type: Array
     ptr: Value
@@ -42,6 +44,7 @@ class AVal:
     root: object = None
     base: Value | None = None
     origin: tuple[str, Value, int] | None = None
+    moved: bool = False
 
     def __post_init__(self) -> None:
         assert len(self.strides) == len(self.dims) == self.type.ndim, "AVal needs strides"

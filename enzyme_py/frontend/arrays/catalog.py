@@ -15,6 +15,7 @@ from enzyme_py.frontend.arrays import (  # noqa: F401
     contractions,
     functions,
     linalg,
+    rearrange,
     reductions,
     scans,
 )

@@ -1,6 +1,6 @@
 """NumPy functions of the array layer that are neither reductions nor constructors: np.where,
-np.clip, np.sign, products (np.dot, np.matmul) and layout changes (transpose, swapaxes,
-reshape, ravel/flatten, copy, astype).
+np.clip, np.sign, np.logaddexp, products (np.dot, np.matmul) and layout changes (transpose,
+swapaxes, reshape, to extents or to `b.shape`, ravel/flatten, copy, astype).
 
 Invariant: each entry's type rule and emitter agree on the result type; views stay views
 (transpose, reshape of C-contiguous data, ravel of C-contiguous data), `copy`, `flatten` and
@@ -26,7 +26,8 @@ from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, NoneType, Scalar,
 from enzyme_py.frontend.tree_values import TVal
 from enzyme_py.frontend.trees import iterated
 from enzyme_py.frontend.values import SVal, const, convert
-from enzyme_py.ir.values import ConstantInt, Value
+from enzyme_py.ir.values import ConstantInt, Value, const_float
+from enzyme_py.rules.mathcalls import emit_math
 
 
 def _arrays_or_scalars(call: TypeCall, n: int, name: str) -> list[FType] | None:
@@ -45,7 +46,7 @@ def _elementwise_type(elem: Scalar, types: list[FType]) -> FType:
     return Array(elem, rank) if rank else elem
 
 
-# --- np.where, np.clip, np.sign -------------------------------------------------------------
+# --- np.where, np.clip, np.sign, np.logaddexp -----------------------------------------------
 
 
 def _where_type(call: TypeCall) -> FType | None:
@@ -147,6 +148,46 @@ def _sign(call: EmitCall) -> Any:
         return SVal(elem, c.b.select(pos, one, c.b.select(neg, minus, x)))  # NaN, 0 stay
 
     if not L.is_array(call.args[0]):
+        return rule(call.args)
+    return lift(c, call.args, elem, rule, call.node)
+
+
+def _logaddexp_type(call: TypeCall) -> FType | None:
+    call.only()
+    types = _arrays_or_scalars(call, 2, "np.logaddexp")
+    if types is None:
+        return None
+    return _elementwise_type(AT.float_elem(AT.promote(types)), types)
+
+
+@array_function(np.logaddexp, type_rule=_logaddexp_type)
+def _logaddexp(call: EmitCall) -> Any:
+    """np.logaddexp(a, b) = log(exp(a) + exp(b)), element-wise, as NumPy computes it:
+    `hi + log1p(exp(lo - hi))` with hi the larger, and `a + log(2)` where a == b.
+
+    The derivative is right everywhere: off ties, hi and lo are a and b, so the partials
+    are 1 / (1 + exp(lo - hi)) and its complement; at a tie (infinities too) the value is
+    `a / 2 + b / 2 + log(2)` (exactly a + log(2)), whose partials are 1/2 each. The other
+    branch then reads `lo - hi` as 0, so an infinite tie leaves no NaN in the gradient."""
+    c = call.c
+    elem = call.type.elem if isinstance(call.type, Array) else call.type
+    assert isinstance(elem, Scalar)
+    module = c.fn.parent
+
+    def rule(v: list[SVal]) -> SVal:
+        b = c.b
+        x, y = (convert(b, a, elem).v for a in v)
+        tie = b.fcmp("oeq", x, y)
+        first = b.fcmp("ogt", x, y)
+        hi, lo = b.select(first, x, y), b.select(first, y, x)
+        gap = b.select(tie, const_float(elem.ir, 0.0), b.fsub(lo, hi))
+        apart = b.fadd(hi, emit_math(b, module, "log1p", [emit_math(b, module, "exp", [gap])]))
+        half = const_float(elem.ir, 0.5)
+        even = b.fadd(b.fadd(b.fmul(x, half), b.fmul(y, half)),
+                      const_float(elem.ir, float(np.log(2.0))))
+        return SVal(elem, b.select(tie, even, apart))
+
+    if not any(L.is_array(a) for a in call.args):
         return rule(call.args)
     return lift(c, call.args, elem, rule, call.node)
 
@@ -262,12 +303,25 @@ def _shape_nodes(call: TypeCall | EmitCall) -> list[ast.expr]:
     return nodes
 
 
+def _shape_of(nodes: list[ast.expr]) -> ast.expr | None:
+    """The array `x` of a shape given as `x.shape` (None: given as extents)."""
+    if len(nodes) == 1 and isinstance(nodes[0], ast.Attribute) and nodes[0].attr == "shape":
+        return nodes[0].value
+    return None
+
+
 def _reshape_type(call: TypeCall) -> FType | None:
     call.only("newshape", "shape")
     t = _one_array(call, "reshape")
     nodes = _shape_nodes(call)
     if not nodes:
         raise call.error("reshape needs the new shape")
+    other = _shape_of(nodes)
+    if other is not None:  # a.reshape(b.shape): b's rank
+        s = call.typeof(other)
+        if s is not None and not isinstance(s, Array):
+            raise call.error(f"reshape: .shape of {s}", node=nodes[0])
+        return None if t is None or s is None else Array(t.elem, s.ndim)
     if len(nodes) == 1 and isinstance(call.typeof(nodes[0]), Array):
         raise call.error("reshape takes a shape, not an array")
     for n in nodes:
@@ -277,11 +331,16 @@ def _reshape_type(call: TypeCall) -> FType | None:
     return None if t is None else Array(t.elem, len(nodes))
 
 
-@array_function(np.reshape, type_rule=_reshape_type, method="reshape", view=True)
+@array_function(np.reshape, type_rule=_reshape_type, method="reshape", view=True, lists=True)
 def _reshape(call: EmitCall) -> Any:
     c = call.c
     v = c.view(call.args[0], call.node)
-    dims = [c.int_value(n) for n in _shape_nodes(call)]
+    nodes = _shape_nodes(call)
+    other = _shape_of(nodes)
+    if other is not None:  # (a positional `b.shape` arrives as the array b: see `lists`)
+        shaped = call.args[1] if len(call.args) > 1 else c.expr(other)
+        return views.reshape(c, v, list(shaped.dims), call.node)
+    dims = [c.int_value(n) for n in nodes]
     return views.reshape(c, v, dims, call.node)
 
 

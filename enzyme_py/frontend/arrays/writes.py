@@ -11,7 +11,8 @@ for the next iteration's read of the one before (`_carried_store`), where the ex
 the starts are the real ones, and uses the temporary otherwise.
 
 Invariant: a read may overlap the destination unless it is the destination view itself
-(element i is read before element i is written, as in `u[1:-1] += k * v`), or the two live in
+(element i is read before element i is written, as in `u[1:-1] += k * v`; not a read `moved`
+to other indexes, as `np.roll`'s), or the two live in
 memory that cannot overlap: a buffer made here (a temporary, or the buffer of a variable
 that only ever holds buffers it made) and any other memory, or different parameters of a
 build that promised `noalias` (arrays that overlap at run time get a build without that
@@ -84,7 +85,7 @@ def _carry_plan(dest: AVal, reads: list[AVal]) -> dict[Value, tuple[AVal, int]] 
     name, _, start = dest.origin
     plan: dict[Value, tuple[AVal, int]] = {}
     for r in reads:
-        if r.origin is None or r.origin[0] != name or r.type.elem != dest.type.elem:
+        if r.moved or r.origin is None or r.origin[0] != name or r.type.elem != dest.type.elem:
             return None
         q = r.origin[2] - start
         if q < -1:
@@ -165,8 +166,9 @@ def _carried_loop(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, int]) 
 
 
 def _may_overlap(c: Compiling, read: AVal, dest: AVal) -> bool:
-    if read is dest or (read.ptr is dest.ptr and read.strides == dest.strides and
-                        read.dims == dest.dims):
+    if not read.moved and (read is dest or (read.ptr is dest.ptr and
+                                            read.strides == dest.strides and
+                                            read.dims == dest.dims)):
         return False
     a, b = read.root, dest.root
     if a is None or b is None or a == b:
