@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import enzyme_py as ez
+from benchmarks.objectives import ode
 from enzyme_py.ad.checkpoint_loops import CheckpointPlan, checkpoint_plan
 from enzyme_py.ad.runtime import checkpoint_snapshots_function, revolve_split_function
 from enzyme_py.analysis.errors import DifferentiationError
@@ -21,30 +22,6 @@ from enzyme_py.config import Config, parse_bytes
 from enzyme_py.errors import ArgumentValueError
 from enzyme_py.ir import Module, parse
 from enzyme_py.ir.printer import format_module
-
-
-def rk4(p, y0, h, nsteps):
-    """Lotka-Volterra by RK4: the state is two floats carried by the loop."""
-    a, b, c, d = p[0], p[1], p[2], p[3]
-    x, y = y0[0], y0[1]
-    for _ in range(nsteps):
-        k1x = a * x - b * x * y
-        k1y = d * x * y - c * y
-        x2 = x + 0.5 * h * k1x
-        y2 = y + 0.5 * h * k1y
-        k2x = a * x2 - b * x2 * y2
-        k2y = d * x2 * y2 - c * y2
-        x3 = x + 0.5 * h * k2x
-        y3 = y + 0.5 * h * k2y
-        k3x = a * x3 - b * x3 * y3
-        k3y = d * x3 * y3 - c * y3
-        x4 = x + h * k3x
-        y4 = y + h * k3y
-        k4x = a * x4 - b * x4 * y4
-        k4y = d * x4 * y4 - c * y4
-        x = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x)
-        y = y + h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y)
-    return (x - 1.0) ** 2 + (y - 1.0) ** 2
 
 
 def heat(u0, kappa, r, n, steps):
@@ -84,7 +61,8 @@ def in_place_2d(u, a, n, steps):
     return np.sum(u * u)
 
 
-RK4_ARGS = (np.array([0.6, 0.4, 0.8, 0.2]), np.array([2.0, 1.5]), 0.01, 300)
+rk4 = ode.primal  # RK4 on Lotka-Volterra: the state is two floats carried by the loop
+RK4_ARGS = ode.make_args(ode.Size("300 steps", 300))
 
 
 def heat_args(n=40, steps=37):
