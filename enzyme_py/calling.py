@@ -277,6 +277,9 @@ _FAILURES: dict[str, tuple[type[Exception], str]] = {
                                     "identity"),
     "shape mismatch": (ValueError, "shapes do not match: extents {i} and {e} on axis {axis}"),
     "range step": (ValueError, "range() arg 3 must not be zero"),
+    "np.pad of an empty axis with mode 'edge' or 'wrap'": (
+        ValueError, "can't extend empty axis {axis} using modes other than 'constant' or "
+                    "'empty'"),
     "float nan to integer": (ValueError, "cannot convert float NaN to integer"),
     "float to integer overflow": (OverflowError, "cannot convert float infinity or a float "
                                                  "outside the int64 range to integer"),

@@ -15,8 +15,10 @@ from enzyme_py.frontend.arrays import (  # noqa: F401
     contractions,
     functions,
     linalg,
+    padding,
     rearrange,
     reductions,
+    repetition,
     scans,
 )
 from enzyme_py.frontend.arrays.registry import FUNCTIONS, METHODS

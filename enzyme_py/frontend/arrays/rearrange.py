@@ -177,7 +177,7 @@ def _back(c: Any, i: Value, r: Value, n: Value) -> Value:
     return b.select(b.icmp("slt", j, _ZERO), b.add(j, n), j)
 
 
-def _moved(reads: list[AVal]) -> list[AVal]:
+def moved_reads(reads: list[AVal]) -> list[AVal]:
     """`reads` marked as read at other indexes than the result's (see `writes`)."""
     return [dataclasses.replace(r, origin=None, moved=True) for r in reads]
 
@@ -197,7 +197,7 @@ def _rolled_by(c: Any, src: L.Lazy, axis: int, r: Value) -> L.Lazy:
         moved[axis] = _back(c, idx[axis], r, n)
         return src.element(moved)
 
-    out = L.Lazy(src.type, list(src.dims), element, _moved(src.reads))
+    out = L.Lazy(src.type, list(src.dims), element, moved_reads(src.reads))
     return L.with_fast(out, src, lambda f: _rolled_by(c, f, axis, r))
 
 
@@ -220,7 +220,7 @@ def _rolled_flat_by(c: Any, src: L.Lazy, r: Value, total: Value,
             flat = add_i64(b, flat, mul_i64(b, i, s))
         return src.element(unravel(c, _back(c, flat, r, total), dims))
 
-    out = L.Lazy(src.type, dims, element, _moved(src.reads))
+    out = L.Lazy(src.type, dims, element, moved_reads(src.reads))
     return L.with_fast(out, src, lambda f: _rolled_flat_by(c, f, r, total, strides))
 
 
