@@ -7,8 +7,9 @@ gets this pair instead of an ordinary augmented/reverse pair (the split ABI of `
 - `@augmented_L(args and shadows..., ptr %frees, ptr %tape.out)` copies the state (the
   `%state` record and every region) into its tape, runs the loop as the primal does (no tape
   per iteration) and counts its steps N. Given a number of states or a budget, it also keeps
-  the state before each step while they fit; when all N fit, the reverse sweep replays them
-  (each step reversed from its kept state, none run again), else they are given up.
+  the state before each step while they fit (none when a bound on N known at entry says
+  they will not); when all N fit, the reverse sweep replays them (each step reversed from
+  its kept state, none run again), else they are given up.
 - `@diffe_L(args and shadows..., ptr %tape)` keeps the state it finds (restored at the end),
   puts back the state at the loop's start and reverses the N steps by revolve: with S
   states kept (the start one among them), the steps between two kept states are run forward
@@ -183,6 +184,10 @@ class _Builder:
             b.store(n, tape, 8)
             b.store(zero(T.PTR), _states_field(b, tape), 8)
         else:
+            if self.plan.trips >= 0:  # (known not to fit: keep none)
+                trips = self._primal_args(wide)[self.plan.trips]
+                room = b.select(b.icmp("sgt", trips, room), ConstantInt(T.I64, 0), room,
+                                name="room.used")
             states = self.libc.call_malloc(b, b.mul(room, size), name="states")
             n = self._run_steps(b, wide, None, keep=(states, size, room))
             fits = b.icmp("sle", n, room, name="all.kept")

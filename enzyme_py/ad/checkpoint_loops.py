@@ -24,8 +24,10 @@ kept states), `invoke`.
 
 Which loops: those the source marked (`enzyme_py.checkpointed`, kept in the loop's metadata;
 outermost loops only), and when asked for, every time loop: an outermost loop of `f` that
-holds another loop or at least `MIN_BODY_INSTRUCTIONS` instructions (a step of real work); a
-short loop (a copy, a dot product) is cheaper to tape than to run again.
+holds another loop or at least `MIN_BODY_INSTRUCTIONS` instructions (a step of real work) and,
+if it writes memory, reads some of what it writes (a recurrence: a loop that fills or copies
+arrays is not a time loop); a short loop (a copy, a dot product) is cheaper to tape than to
+run again.
 
 The loop function carries the plan in its attribute `"enzyme_py-checkpoint"="..."`
 (`CheckpointPlan`), which the reverse transform reads to build its checkpointed
@@ -41,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
-from enzyme_py.analysis.loops import Loop, find_loops
+from enzyme_py.analysis.loops import Loop, emit_trip_count, find_loops, trip_count
 from enzyme_py.analysis.memory import (
     ALLOCATION_FUNCTIONS,
     DEALLOCATION_FUNCTIONS,
@@ -87,11 +89,13 @@ class CheckpointPlan:
     regions: tuple[tuple[int, int], ...]
     snapshots: int = 0
     budget: int = 0
+    trips: int = -1  # the parameter holding a bound on the steps known at entry (-1: unknown)
 
     def attribute(self) -> str:
         regions = ",".join(f"{b}:{s}" for b, s in self.regions) or "-"
         return (f'"{CHECKPOINT_ATTRIBUTE}"="step={self.step} state={self.state_bytes} '
-                f'regions={regions} snapshots={self.snapshots} budget={self.budget}"')
+                f'regions={regions} snapshots={self.snapshots} budget={self.budget} '
+                f'trips={self.trips}"')
 
     @staticmethod
     def parse(text: str) -> CheckpointPlan:
@@ -99,7 +103,8 @@ class CheckpointPlan:
         regions = tuple((int(b), int(s)) for b, s in
                         (r.split(":") for r in fields["regions"].split(",") if r != "-"))
         return CheckpointPlan(fields["step"], int(fields["state"]), regions,
-                              int(fields["snapshots"]), int(fields["budget"]))
+                              int(fields["snapshots"]), int(fields["budget"]),
+                              int(fields.get("trips", -1)))
 
 
 def checkpoint_plan(fn: Function) -> CheckpointPlan | None:
@@ -161,9 +166,21 @@ def _mark(module: Module, lp: Loop) -> int | None:
 
 
 def _is_time_loop(lp: Loop) -> bool:
-    if lp.children:
-        return True
-    return sum(len(b.instructions) for b in lp.blocks) >= MIN_BODY_INSTRUCTIONS
+    """A loop whose iterations advance a state: when it writes memory, memory it also reads
+    (a recurrence through memory, `u = step(u)`; a loop that fills or copies arrays is not
+    one), and a nested loop or a long body."""
+    insts = [i for b in lp.blocks for i in b.instructions]
+    written: set[MemObject] = set()
+    read: set[MemObject] = set()
+    for inst in insts:
+        ptr, src = written_pointer(inst), _read_pointer(inst)
+        if ptr is not None:
+            written |= underlying(ptr)
+        if src is not None:
+            read |= underlying(src)
+    if written and not (written & read):
+        return False
+    return bool(lp.children) or len(insts) >= MIN_BODY_INSTRUCTIONS
 
 
 class _Outliner:
@@ -337,13 +354,27 @@ class _Outliner:
         for base, size in self.regions:
             region_params.append((len(params), len(params) + 1))
             params += [base, size]
+        trips = self._trips()
+        if trips is not None:
+            params.append(trips)
         ptypes = tuple(p.type for p in params) + (T.PTR,)
         step = self._step_function(params, ptypes)
         plan = CheckpointPlan(step.name or "", alloc_size(self.state_type),
-                              tuple(region_params), self.snapshots, self.budget)
+                              tuple(region_params), self.snapshots, self.budget,
+                              len(params) - 1 if trips is not None else -1)
         loop_fn = self._loop_function(step, ptypes, plan)
         self._replace_loop(loop_fn, params)
         return loop_fn
+
+    def _trips(self) -> Value | None:
+        """A bound on the loop's steps computed at the end of the preheader (the forward
+        sweep then knows whether every state fits before it keeps any); None if unknown."""
+        tc = trip_count(self.lp, self.dom)
+        if tc is None:
+            return None
+        b = Builder(self.pre)
+        b.index = len(self.pre.instructions) - 1  # (before its branch)
+        return emit_trip_count(b, tc)
 
     def _field(self, b: Builder, state: Value, k: int, name: str | None = None) -> Value:
         return b.getelementptr(self.state_type, state,
