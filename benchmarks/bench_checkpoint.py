@@ -121,12 +121,14 @@ def main(argv: list[str] | None = None) -> int:
                         f"{'ok' if ok else 'FAILED'} |")
             print(rows[-1], flush=True)
     if not opts.quick:
-        import platform
+        from benchmarks.bench_adbench import environment
 
+        env = environment()
         head = ["# Checkpointing on long loops", "",
                 "Written by `python benchmarks/bench_checkpoint.py` (`make bench`); do not edit.",
-                "", f"Machine: {platform.processor() or platform.machine()}; Python "
-                f"{platform.python_version()}. Median of {repeat} calls after a warm-up, each "
+                "", f"Machine: {env['cpu']} ({env['cores']} cores); Python {env['python']}, "
+                f"jax {env['jax']} (`XLA_FLAGS={env['xla_flags']}`). Median of {repeat} calls "
+                "after a warm-up, each "
                 "variant in its own process; *peak MB* is the resident memory one gradient "
                 "call adds; *error* is max |x - y| / max(1, |x| + |y|) against the taped "
                 "gradient.", "",
