@@ -10,35 +10,13 @@ import numpy as np
 import pytest
 
 import enzyme_py as ez
-from enzyme_py.frontend.errors import FrontendError
-from enzyme_py.testing import numpy_as_jax
+from tests.frontend.against_numpy_and_jax import check, refused
 
 RNG = np.random.default_rng(7)
 x = RNG.standard_normal(7)
 X = RNG.standard_normal((3, 4))
 Q = RNG.standard_normal((2, 3, 4))
 W = RNG.standard_normal((4, 3))  # W.T has X's shape, with strides (1, 3)
-
-
-def check(f, *args, argnums=0, rtol=1e-12):
-    """ez.jit(f) against f under NumPy, ez.grad(f) against jax.grad of the same source."""
-    got = ez.jit(f)(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
-    np.testing.assert_allclose(got, f(*args), rtol=rtol, atol=1e-14)
-    ours = ez.grad(f, argnums=argnums)(*args)
-    with jax.enable_x64(True):
-        jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
-        want = jax.grad(numpy_as_jax(f), argnums=argnums)(*jargs)
-    ours_t = ours if isinstance(argnums, tuple) else (ours,)
-    want_t = want if isinstance(argnums, tuple) else (want,)
-    for g, w in zip(ours_t, want_t, strict=True):
-        assert not np.allclose(np.asarray(w), 0.0), "a zero gradient checks nothing"
-        np.testing.assert_allclose(g, np.asarray(w), rtol=rtol, atol=1e-13)
-    return ours
-
-
-def refused(f, *args, match):
-    with pytest.raises(FrontendError, match=match):
-        ez.jit(f)(*args)
 
 
 # --- np.flip ----------------------------------------------------------------------------------
