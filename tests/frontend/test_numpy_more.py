@@ -78,8 +78,8 @@ def flip_repeated(a):
 
 
 def test_flip_axes_numpy_rejects_are_errors_naming_np_flip() -> None:
-    refused(flip_out_of_bounds, X, match="np.flip: axis 2 is out of bounds for a 2-D array")
-    refused(flip_repeated, X, match=r"np.flip: repeated axis in \(1, -1\)")
+    refused(flip_out_of_bounds, X, match="np.flip: axis 2 is out of bounds for an array of dimension 2")
+    refused(flip_repeated, X, match="np.flip: duplicate value in .axis.")
 
 
 # --- np.roll ----------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def test_roll_forms_not_supported_are_errors_naming_np_roll() -> None:
     refused(roll_tuple_shift, X, 1, match="np.roll with a tuple of shifts is not supported")
     refused(roll_tuple_axis, X, 1, match="np.roll along a tuple of axes is not supported")
     refused(roll_float_shift, X, match="np.roll: the shift must be an integer")
-    refused(roll_bad_axis, X, 1, match="np.roll: axis 2 is out of bounds for a 2-D array")
+    refused(roll_bad_axis, X, 1, match="np.roll: axis 2 is out of bounds for an array of dimension 2")
 
 
 # --- np.logaddexp -----------------------------------------------------------------------------

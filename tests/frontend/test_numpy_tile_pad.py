@@ -193,7 +193,7 @@ def test_repeat_forms_not_supported_are_errors_naming_np_repeat() -> None:
     refused(repeat_array_counts, x, np.arange(7),
             match="np.repeat with an array or tuple of counts is not supported")
     refused(repeat_float, X, match="np.repeat: the count must be an integer")
-    refused(repeat_bad_axis, X, match="np.repeat: axis 2 is out of bounds for a 2-D array")
+    refused(repeat_bad_axis, X, match="np.repeat: axis 2 is out of bounds for an array of dimension 2")
     refused(repeat_tuple_axis, X, match="np.repeat along a tuple of axes is not supported")
 
 

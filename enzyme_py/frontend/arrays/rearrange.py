@@ -26,6 +26,7 @@ from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import loops
 from enzyme_py.frontend.arrays.call_args import arg_node, arg_value, call_error
 from enzyme_py.frontend.arrays.masks import unravel
+from enzyme_py.frontend.arrays.reductions import normalize_axes
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.ftypes import I64, Array, FType, Scalar, Tuple
 from enzyme_py.frontend.values import AVal, SVal, add_i64, c_strides, convert, mul_i64
@@ -53,28 +54,9 @@ def _array_arg(call: TypeCall, name: str, most: int, usage: str) -> Array | None
 # --- np.flip ----------------------------------------------------------------------------------
 
 
-def constant_axes(call: TypeCall | EmitCall, ndim: int, node: ast.expr | None,
-                  name: str) -> tuple[int, ...]:
-    """The constant axes `node` gives (an int or a tuple of them; None or no node: every
-    axis), normalized and sorted; out of bounds or repeated: an error naming `name`."""
-    value = None if node is None else call.constant(node)
-    if value is None:
-        return tuple(range(ndim))
-    items = value if isinstance(value, tuple) else (value,)
-    out = []
-    for a in items:
-        if not isinstance(a, int) or isinstance(a, bool) or not -ndim <= a < ndim:
-            raise call_error(call, f"{name}: axis {a!r} is out of bounds for a {ndim}-D "
-                             "array", f"axes in [-{ndim}, {ndim})", node)
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise call_error(call, f"{name}: repeated axis in {value!r}", node=node)
-    return tuple(sorted(out))
-
-
 def _flip_axes(call: TypeCall | EmitCall, ndim: int) -> tuple[int, ...]:
     """The flipped axes, normalized and sorted (every axis for axis=None or none given)."""
-    return constant_axes(call, ndim, arg_node(call, 1, "axis"), "np.flip")
+    return normalize_axes(call, ndim, arg_node(call, 1, "axis"), "np.flip")
 
 
 def _flip_type(call: TypeCall) -> FType | None:
@@ -143,7 +125,7 @@ def _roll_axis(call: TypeCall | EmitCall, ndim: int) -> int | None:
     node = arg_node(call, 2, "axis")
     if node is None or call.constant(node) is None:
         return None
-    return constant_axes(call, ndim, node, "np.roll")[0]
+    return normalize_axes(call, ndim, node, "np.roll")[0]
 
 
 @array_function(np.roll, type_rule=_roll_type)

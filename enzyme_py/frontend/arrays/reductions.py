@@ -41,23 +41,26 @@ _KINDS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "max", np.min
           np.amax: "max", np.amin: "min", np.any: "any", np.all: "all"}
 
 
-def normalize_axes(call: TypeCall | EmitCall, ndim: int, node: ast.expr | None
-                   ) -> tuple[int, ...]:
-    """The reduced axes, normalized and sorted (all of them for axis=None)."""
+def normalize_axes(call: TypeCall | EmitCall, ndim: int, node: ast.expr | None,
+                   name: str = "") -> tuple[int, ...]:
+    """The constant axes `node` gives (an int or a tuple of them), normalized and sorted
+    (every axis for axis=None or no node); out of bounds or repeated: an error, which names
+    the function `name` when given."""
     if node is None:
         return tuple(range(ndim))
     value = call.constant(node)
     if value is None:
         return tuple(range(ndim))
+    lead = f"{name}: " if name else ""
     items = value if isinstance(value, tuple) else (value,)
     out = []
     for a in items:
         if not isinstance(a, int) or isinstance(a, bool) or not -ndim <= a < ndim:
-            raise error(call, f"axis {a!r} is out of bounds for an array of dimension {ndim}",
-                        node)
+            raise error(call, f"{lead}axis {a!r} is out of bounds for an array of dimension "
+                              f"{ndim}", node, f"axes in [-{ndim}, {ndim})" if name else "")
         out.append(a % ndim)
     if len(set(out)) != len(out):
-        raise error(call, "duplicate value in 'axis'", node)
+        raise error(call, f"{lead}duplicate value in 'axis'", node)
     return tuple(sorted(out))
 
 

@@ -25,7 +25,8 @@ import numpy as np
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays.call_args import arg_node, arg_type, arg_value, call_error
 from enzyme_py.frontend.arrays.masks import unravel
-from enzyme_py.frontend.arrays.rearrange import constant_axes, moved_reads
+from enzyme_py.frontend.arrays.rearrange import moved_reads
+from enzyme_py.frontend.arrays.reductions import normalize_axes
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.ftypes import I64, Array, FType, Scalar, Tuple
@@ -191,7 +192,7 @@ def _repeat_axis(call: TypeCall | EmitCall, ndim: int) -> int | None:
     if isinstance(call.constant(node), tuple):
         raise call_error(call, "np.repeat along a tuple of axes is not supported",
                          _REPEAT_USAGE, node)
-    return constant_axes(call, ndim, node, "np.repeat")[0]
+    return normalize_axes(call, ndim, node, "np.repeat")[0]
 
 
 @array_function(np.repeat, type_rule=_repeat_type, method="repeat")
