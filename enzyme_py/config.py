@@ -87,8 +87,7 @@ class Config:
     @property
     def checkpoint_snapshots(self) -> int:
         """The states a checkpointed loop keeps (0: from the budget, or about sqrt(N))."""
-        return self.checkpoint if self.checkpoint is not True and \
-            self.checkpoint is not False else 0
+        return 0 if isinstance(self.checkpoint, bool) else self.checkpoint
 
     @property
     def python_errors(self) -> bool:

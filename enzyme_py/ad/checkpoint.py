@@ -123,7 +123,7 @@ class _Builder:
         offset: Value = ConstantInt(T.I64, 0)
         for ptr, size in pieces:
             at = b.getelementptr(T.I8, snapshot, [offset], name="snapshot.at")
-            _memcpy(self.module, b, at if save else ptr, ptr if save else at, size)
+            self.libc.call_memcpy(b, at if save else ptr, ptr if save else at, size)
             offset = b.add(offset, size, name="snapshot.next")
 
     def _run_steps(self, b: Builder, wide: Sequence[Value], count: Value | None,
@@ -370,10 +370,3 @@ def _frame(b: Builder, frames: Value, k: Value, field: int) -> Value:
     """`pos[k]` (field 0) or `end[k]` (field 1) of the schedule's frames, { i64, i64 } each."""
     return b.getelementptr(T.StructType((T.I64, T.I64)), frames,
                            [k, ConstantInt(T.I32, field)])
-
-
-def _memcpy(module: Module, b: Builder, dst: Value, src: Value, size: Value) -> None:
-    fn = module.declare_function("llvm.memcpy.p0.p0.i64",
-                                 T.FunctionType(T.VOID, (T.PTR, T.PTR, T.I64, T.I1)))
-    b.call(fn, [dst, src, size, ConstantInt(T.I1, 0)])
-

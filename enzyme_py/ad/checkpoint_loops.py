@@ -63,7 +63,7 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
-from enzyme_py.ir.dominance import Dominators, dominators
+from enzyme_py.ir.dominance import Dominators, dominators, predecessors
 from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.loop_marks import loop_property
 from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
@@ -117,6 +117,8 @@ def checkpoint_plan(fn: Function) -> CheckpointPlan | None:
 
 
 ArrayExtents = dict[int, tuple[tuple[int, ...], int]]
+# a block's bytes: a constant times the product of values available before the loop
+Extent = tuple[int, tuple[Value, ...]]
 
 
 def parse_array_extents(words: list[str]) -> ArrayExtents:
@@ -170,17 +172,24 @@ def _is_time_loop(lp: Loop) -> bool:
     (a recurrence through memory, `u = step(u)`; a loop that fills or copies arrays is not
     one), and a nested loop or a long body."""
     insts = [i for b in lp.blocks for i in b.instructions]
-    written: set[MemObject] = set()
-    read: set[MemObject] = set()
-    for inst in insts:
-        ptr, src = written_pointer(inst), _read_pointer(inst)
-        if ptr is not None:
-            written |= underlying(ptr)
-        if src is not None:
-            read |= underlying(src)
-    if written and not (written & read):
+    written, read = _accesses(insts)
+    if written and not (written.keys() & read.keys()):
         return False
     return bool(lp.children) or len(insts) >= MIN_BODY_INSTRUCTIONS
+
+
+def _accesses(insts: list[I.Instruction]) -> tuple[dict[MemObject, I.Instruction],
+                                                  dict[MemObject, I.Instruction]]:
+    """The objects `insts` write and read, each with the first instruction that does."""
+    written: dict[MemObject, I.Instruction] = {}
+    read: dict[MemObject, I.Instruction] = {}
+    for inst in insts:
+        ptr, src = written_pointer(inst), _read_pointer(inst)
+        for o in underlying(ptr) if ptr is not None else ():
+            written.setdefault(o, inst)
+        for o in underlying(src) if src is not None else ():
+            read.setdefault(o, inst)
+    return written, read
 
 
 class _Outliner:
@@ -208,8 +217,9 @@ class _Outliner:
             raise self.error(header.instructions[0], "it is not in loop-simplify form")
         self.pre, self.latch = lp.preheader, lp.latch
         assert self.pre is not None and self.latch is not None
+        preds = predecessors(self.fn)
         for x in lp.exits:
-            if any(p not in lp.blocks for p in _preds(self.fn, x)):
+            if any(p not in lp.blocks for p in preds[x]):
                 raise self.error(x.instructions[0], "an exit block is entered from outside")
         self._check_instructions()
         self.header_phis = header.phis()
@@ -291,21 +301,11 @@ class _Outliner:
 
     # --- the memory of the state -------------------------------------------------------------
 
-    def _regions(self) -> list[tuple[Value, Value]]:
+    def _regions(self) -> list[tuple[Value, Extent]]:
         """(base, size in bytes) of each block the loop writes, and of each block it reads
         that the code after it may write."""
-        written: dict[MemObject, I.Instruction] = {}
-        read: dict[MemObject, I.Instruction] = {}
-        for inst in self.insts:
-            ptr = written_pointer(inst)
-            if ptr is not None:
-                for o in underlying(ptr):
-                    written.setdefault(o, inst)
-            src = _read_pointer(inst)
-            if src is not None:
-                for o in underlying(src):
-                    read.setdefault(o, inst)
-        regions: dict[MemObject, tuple[Value, Value]] = {}
+        written, read = _accesses(self.insts)
+        regions: dict[MemObject, tuple[Value, Extent]] = {}
         for o, inst in written.items():
             regions[o] = self._extent(o, inst, "writes")
         after = _writes_after(self.fn, self.lp)
@@ -316,34 +316,46 @@ class _Outliner:
                 regions[o] = self._extent(o, inst, "reads (and the code after it writes)")
         return list(regions.values())
 
-    def _extent(self, o: MemObject, inst: I.Instruction, what: str) -> tuple[Value, Value]:
-        size: Value | None = None
+    def _extent(self, o: MemObject, inst: I.Instruction, what: str) -> tuple[Value, Extent]:
+        """`o` and its extent, described (the bytes are emitted only when rewriting, so a
+        loop refused later leaves the function as it was)."""
+        extent: Extent | None = None
         if isinstance(o, GlobalVariable) and o.value_type is not None:
-            size = ConstantInt(T.I64, alloc_size(o.value_type))
+            extent = (alloc_size(o.value_type), ())
         elif isinstance(o, I.Alloca) and (not o.operands or
                                           isinstance(o.operands[0], ConstantInt)):
             n = o.operands[0].value if o.operands else 1  # type: ignore[attr-defined]
-            size = ConstantInt(T.I64, alloc_size(o.allocated_type) * n)
+            extent = (alloc_size(o.allocated_type) * n, ())
         elif isinstance(o, I.Call) and o.parent is not None and \
                 o.parent not in self.lp.blocks and self.dom.dominates(o.parent, self.pre):
-            size = _allocated_bytes(o, self.pre)
+            extent = _allocated_extent(o)
         elif isinstance(o, Argument) and o.parent is self.fn and o.index in self.arrays:
-            size = self._array_bytes(*self.arrays[o.index])
-        if size is None:
+            shape, elem = self.arrays[o.index]
+            extent = (elem, tuple(self.fn.args[k] for k in shape))
+        if extent is None:
             what_o = "unknown memory" if o is UNKNOWN else _describe(self.fn, o)
             raise self.error(inst, f"the loop {what} {what_o}, whose extent is not known "
                                    "before it (checkpointing copies the loop's state: pass "
                                    "contiguous arrays, or allocate that memory in the "
                                    "function with a size computed before the loop)")
-        return o, size  # type: ignore[return-value]
+        return o, extent  # type: ignore[return-value]
 
-    def _array_bytes(self, shape: tuple[int, ...], elem: int) -> Value:
-        """The bytes of a contiguous array argument, computed at the end of the preheader."""
+    def _before_branch(self) -> Builder:
+        """A builder at the end of the preheader, before its branch."""
         b = Builder(self.pre)
-        b.index = len(self.pre.instructions) - 1  # (before its branch)
-        size: Value = ConstantInt(T.I64, elem)
-        for k in shape:
-            size = b.mul(size, self.fn.args[k], name="array.bytes")
+        b.index = len(self.pre.instructions) - 1
+        return b
+
+    def _bytes(self, extent: Extent) -> Value:
+        """The extent's bytes, computed at the end of the preheader."""
+        scale, factors = extent
+        if not factors:
+            return ConstantInt(T.I64, scale)
+        b = self._before_branch()
+        size = factors[0] if scale == 1 else b.mul(ConstantInt(T.I64, scale), factors[0],
+                                                   name="state.bytes")
+        for f in factors[1:]:
+            size = b.mul(size, f, name="state.bytes")
         return size
 
     # --- rewriting -------------------------------------------------------------------------
@@ -351,9 +363,9 @@ class _Outliner:
     def _rewrite(self) -> Function:
         params: list[Value] = list(self.live_ins)
         region_params: list[tuple[int, int]] = []
-        for base, size in self.regions:
+        for base, extent in self.regions:
             region_params.append((len(params), len(params) + 1))
-            params += [base, size]
+            params += [base, self._bytes(extent)]
         trips = self._trips()
         if trips is not None:
             params.append(trips)
@@ -372,9 +384,7 @@ class _Outliner:
         tc = trip_count(self.lp, self.dom)
         if tc is None:
             return None
-        b = Builder(self.pre)
-        b.index = len(self.pre.instructions) - 1  # (before its branch)
-        return emit_trip_count(b, tc)
+        return emit_trip_count(self._before_branch(), tc)
 
     def _field(self, b: Builder, state: Value, k: int, name: str | None = None) -> Value:
         return b.getelementptr(self.state_type, state,
@@ -488,10 +498,6 @@ class _Outliner:
         fn.blocks = [blk for blk in fn.blocks if blk not in self.lp.blocks]
 
 
-def _preds(fn: Function, block: Block) -> list[Block]:
-    return [b for b in fn.blocks if b.terminator is not None and block in b.successors()]
-
-
 def _read_pointer(inst: I.Instruction) -> Value | None:
     if isinstance(inst, I.Load):
         return inst.pointer
@@ -539,19 +545,16 @@ def _writes_after(fn: Function, lp: Loop) -> list[frozenset[MemObject]]:
     return out
 
 
-def _allocated_bytes(call: I.Call, pre: Block) -> Value | None:
-    """The size of the block an allocation call returns, as a value available in `pre`."""
+def _allocated_extent(call: I.Call) -> Extent | None:
+    """The extent of the block an allocation call returns (its size arguments)."""
     name = call.callee_name or ""
     args = call.args
     if name in ("malloc", "_Znwm", "_Znam") and len(args) == 1:
-        return args[0]
+        return 1, (args[0],)
     if name == "aligned_alloc" and len(args) == 2:
-        return args[1]
+        return 1, (args[1],)
     if name == "calloc" and len(args) == 2:
-        b = Builder(pre)
-        b.index = len(pre.instructions) - 1 if pre.terminator is not None else \
-            len(pre.instructions)
-        return b.mul(args[0], args[1], name="calloc.bytes")
+        return 1, (args[0], args[1])
     return None
 
 

@@ -1,4 +1,4 @@
-"""The C library functions that derivatives call (allocation, `free`, `memset`), declared in
+"""The C library functions that derivatives call (allocation, `free`, `memset`, `memcpy`),
 the module on first use, and the builders of those calls.
 
 Invariant: a function is declared once per module, with the C signature on a 64-bit target
@@ -45,6 +45,12 @@ class LibC:
                            name: str | None = None) -> Value:
         fn = self.module.declare_function("aligned_alloc", _ALLOC2)
         return b.call(fn, [align, size], name=name)
+
+    def call_memcpy(self, b: Builder, dst: Value, src: Value, nbytes: Value) -> Value:
+        """`memcpy(dst, src, nbytes)` (not volatile; i64 size, default address space)."""
+        fn = self.module.declare_function("llvm.memcpy.p0.p0.i64",
+                                          T.FunctionType(T.VOID, (T.PTR, T.PTR, T.I64, T.I1)))
+        return b.call(fn, [dst, src, nbytes, ConstantInt(T.I1, 0)])
 
     def call_memset_zero(self, b: Builder, dst: Value, nbytes: Value) -> Value:
         """`memset(dst, 0, nbytes)` (not volatile)."""

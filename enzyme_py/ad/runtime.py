@@ -277,9 +277,7 @@ def _install(module: Module, name: str, text: str) -> Function:
 
 def _add_metadata(module: Module, line: str, fn: Function) -> None:
     """Give the helper's `!0` a fresh number in `module` and retarget its uses."""
-    used = {int(m.split("=")[0].strip()[1:]) for m in module.metadata
-            if m.split("=")[0].strip()[1:].isdigit()}
-    new_id = max(used, default=-1) + 1
+    new_id = module.fresh_metadata_number()
     old = line.split("=")[0].strip()
     module.metadata.append(f"!{new_id} =" + line.split("=", 1)[1])
     for inst in fn.instructions():

@@ -186,15 +186,16 @@ def transform(args: argparse.Namespace) -> int:
     plans = [plan_call(module, c) for c in autodiff_calls(module)]
     targets = [p.function.name or "" for p in plans]
     targets += fwddiff_targets(module)
-    targets += split_targets(module)
+    split = split_targets(module)
+    targets += split
     shown = [(p.function.name or "", p.activities, carries_float(p.function.return_type))
              for p in plans] if dump.active else []
-    split = set(split_targets(module))  # (memory may change between their two calls)
+    # checkpointed: the __enzyme_autodiff targets, not split-mode ones (memory may change
+    # between their two calls)
+    combined = dict.fromkeys(p.function.name or "" for p in plans)
     text = enzyme_pipeline(targets, _with_checkpointing(_config(args), args),
                            show_activity=shown,
-                           checkpoint=[t for t in dict.fromkeys(p.function.name or ""
-                                                                for p in plans)
-                                       if t not in split])
+                           checkpoint=[t for t in combined if t not in split])
     if args.print_pipeline:  # (of the preoptimized module, with --preoptimize)
         print(text)
         return 0

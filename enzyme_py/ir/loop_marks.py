@@ -27,16 +27,9 @@ def _nodes(module: Module) -> dict[str, str]:
     return out
 
 
-def _fresh(module: Module) -> int:
-    used = [int(m.group(1)) for line in module.metadata
-            if (m := _NODE.match(line.strip())) or
-            (m := re.match(r"^!(\d+)\s*=", line.strip()))]
-    return max(used, default=-1) + 1
-
-
 def mark_loop(module: Module, latch_branch: I.Instruction, name: str, value: int) -> None:
     """Give the loop whose back edge is `latch_branch` the property `name` = `value`."""
-    k = _fresh(module)
+    k = module.fresh_metadata_number()
     module.metadata.append(f'!{k + 1} = !{{!"{name}", i64 {value}}}')
     module.metadata.append(f"!{k} = distinct !{{!{k}, !{k + 1}}}")
     latch_branch.metadata = [(kind, ref) for kind, ref in latch_branch.metadata

@@ -264,6 +264,12 @@ class Module:
             i += 1
         return f"{base}.{i}"
 
+    def fresh_metadata_number(self) -> int:
+        """A number no `!N = ...` line of the module uses yet (one past the largest)."""
+        used = [int(head[1:]) for line in self.metadata
+                if (head := line.split("=", 1)[0].strip())[1:].isdigit()]
+        return max(used, default=-1) + 1
+
     def get_or_create_struct(self, name: str) -> T.IdentifiedStructType:
         t = self.types.get(name)
         if t is None:

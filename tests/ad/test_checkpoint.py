@@ -173,37 +173,28 @@ def helpers():
 
 
 def reverse_by_revolve(split, n, kept):
-    """Simulate `@L.revolve` (checkpoint.py) over n steps with `kept` states: returns the
-    order steps are reversed in, the forward runs of each step, and the most states held."""
-    state = 0  # the memory holds the state before step `state`
-    slots = {0: 0}
+    """Drive the schedule as `@L.revolve` (checkpoint.py) does over n steps with `kept`
+    states, with the IR helper `split` placing each kept state: returns the order the steps
+    are reversed in and how many times each step runs forward again."""
     reversed_order: list[int] = []
     runs = [0] * n
 
-    def revolve(a, b, k, s):
-        nonlocal state
+    def revolve(a, b, s):  # (the state before step a is kept; s more states are free)
         while b - a > 1:
             ahead = split(b - a, s)
             assert 1 <= ahead <= b - a - 1
             mid = a + ahead
-            assert state == a
             for t in range(a, mid):
                 runs[t] += 1
-            state = mid
             if s > 0:
-                slots[k + 1] = mid
-                assert len(slots) <= kept
-                revolve(mid, b, k + 1, s - 1)
-                del slots[k + 1]
-            else:
+                revolve(mid, b, s - 1)
+            else:  # (no state to keep: the helper must run up to the last step)
                 assert mid == b - 1
                 reversed_order.append(mid)
-            state = slots[k]
             b = mid
-        assert state == a
         reversed_order.append(a)
 
-    revolve(0, n, 0, kept - 1)
+    revolve(0, n, kept - 1)
     return reversed_order, runs
 
 
