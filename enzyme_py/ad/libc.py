@@ -1,5 +1,5 @@
 """The C library functions that derivatives call (allocation, `free`, `memset`, `memcpy`),
-the module on first use, and the builders of those calls.
+declared in the module on first use, and the builders of those calls.
 
 Invariant: a function is declared once per module, with the C signature on a 64-bit target
 (sizes are `i64`, except that `memset` takes the width of the size it is given).
