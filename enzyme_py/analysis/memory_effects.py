@@ -102,7 +102,11 @@ def written_pointer(inst: I.Instruction) -> Value | None:
 @dataclass(frozen=True)
 class MemoryEffects:
     """Which objects each writing instruction of a function may write (`writes`), and whether
-    it calls something that may write memory we cannot name."""
+    it calls something that may write memory we cannot name.
+
+    Invariant: every instruction in `writes` belongs to `function` — a defined callee's writes
+    are recorded at the call that makes them, so "is this write after that point" is a
+    question about `function`'s own control flow."""
 
     function: Function
     writes: tuple[tuple[I.Instruction, frozenset[MemObject]], ...]
@@ -129,9 +133,7 @@ class MemoryEffects:
         if self.writes_unknown_call:
             lines.append(";   a call writes memory that cannot be named")
         for inst, objs in self.writes:
-            fn = inst.function
-            what = p.instruction(inst).split("\n")[0].strip() if fn is self.function else \
-                f"{inst.opcode} in @{fn.name if fn is not None else '?'}"
+            what = p.instruction(inst).split("\n")[0].strip()
             lines.append(f";   {what}: {', '.join(sorted(map(name, objs))) or 'nothing'}")
         return "\n".join(lines) + "\n"
 
@@ -140,7 +142,8 @@ def memory_effects(fn: Function) -> MemoryEffects:
     """Writes of `fn`: stores, atomics, masked stores, memory intrinsics, the writes of
     defined callees (followed transitively; a recursive call adds nothing new), and calls not
     known to write nothing (`writes_no_memory`). A callee's writes through its parameters are
-    counted as writes to the objects passed at the call."""
+    counted as writes to the objects passed at the call, and all its writes are recorded at
+    the call (its own instructions never appear)."""
     writes: list[tuple[I.Instruction, frozenset[MemObject]]] = []
     unknown = _collect(fn, writes, set())
     return MemoryEffects(fn, tuple(writes), unknown)
@@ -199,9 +202,10 @@ def _callee_writes(writes: list[tuple[I.Instruction, frozenset[MemObject]]], cal
         for k, a in enumerate(call.args):
             if a.type.is_pointer and (through is None or k in through):
                 writes.append((call, underlying(a)))
-        for w_inst, objs in sub:
+        # (recorded at the call: that is when, in this function, the write happens)
+        for _, objs in sub:
             if any(not isinstance(o, Argument) for o in objs):
-                writes.append((w_inst, frozenset(
+                writes.append((call, frozenset(
                     o for o in objs if not isinstance(o, Argument))))
     return unknown
 

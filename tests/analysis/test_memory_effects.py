@@ -44,6 +44,34 @@ entry:
   ret void
 }
 
+@g = global [2 x double] zeroinitializer
+
+define void @clobber_g() {
+entry:
+  store double 7.0, ptr @g
+  ret void
+}
+
+define void @clobber_g_twice_removed() {
+entry:
+  call void @clobber_g()
+  ret void
+}
+
+define void @reads_g_then_clobbers(ptr %out) {
+entry:
+  call void @writes_second(ptr @g, ptr %out)
+  call void @clobber_g_twice_removed()
+  ret void
+}
+
+define void @clobbers_then_reads_g(ptr %out) {
+entry:
+  call void @clobber_g()
+  call void @writes_second(ptr @g, ptr %out)
+  ret void
+}
+
 define void @unknown(ptr %p, ptr %q) {
 entry:
   call void @opaque(ptr %q)
@@ -77,6 +105,19 @@ def test_write_after_a_call() -> None:
     call = next(i for i in fn.instructions() if isinstance(i, I.Call))
     w = write_after(memory_effects(fn), call)
     assert w is not None and memory_intrinsic(w.callee_name or "") == "memset"
+
+
+def test_a_callee_writing_a_global_after_the_call_is_found() -> None:
+    # the store is two calls deep; it happens (for @reads_g_then_clobbers) at its call
+    fn = _fn("reads_g_then_clobbers")
+    first, second = (i for i in fn.instructions() if isinstance(i, I.Call))
+    effects = memory_effects(fn)
+    assert all(w.function is fn for w, _ in effects.writes)
+    assert write_after(effects, first) is second
+    # a write before the call is not after it
+    fn = _fn("clobbers_then_reads_g")
+    reader = [i for i in fn.instructions() if isinstance(i, I.Call)][1]
+    assert write_after(memory_effects(fn), reader) is None
 
 
 def test_calls_that_write_nothing() -> None:
