@@ -290,7 +290,7 @@ def _constant_type(g: object, e: ast.AST, src: SourceInfo) -> FType:
     if isinstance(g, float):
         return F64
     raise src.error(e, f"global '{ast.unparse(e)}' is a {type(g).__name__}; only int, float "
-                    "and bool module constants can be used as values")
+                    "and bool module constants (and tuples of them) can be used as values")
 
 
 def is_user_function(fn: object) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend.errors import FrontendError, SourceInfo
 from enzyme_py.frontend.ftypes import FType
+from enzyme_py.frontend.global_tuples import inline_tuple_constants
 from enzyme_py.frontend.local_functions import LocalFunction
 from enzyme_py.frontend.typing import Typer
 from enzyme_py.ir import types as T
@@ -200,6 +201,8 @@ def _parse_source(pyfunc: object) -> tuple[ast.FunctionDef, SourceInfo]:
 def _typer_for(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSession) -> Typer:
     typer = _new_typer(pyfunc, arg_types, session)
     typer.on_global = session.note_global
+    for name, value in typer.inlined_globals:  # (read before the typer existed)
+        session.note_global(typer.owner, (name,), value)
     return typer
 
 
@@ -213,8 +216,12 @@ def _new_typer(pyfunc: object, arg_types: tuple[FType, ...], session: CompileSes
         pyfunc = pyfunc.fun
     fdef, src = _parse_function(pyfunc)
     params = _param_names(fdef, src, len(arg_types))
-    return Typer(fdef, dict(zip(params, arg_types, strict=True)), function_scope(pyfunc),
-                 src, session.return_type_of, pyfunc)
+    scope = function_scope(pyfunc)
+    fdef, inlined = inline_tuple_constants(fdef, scope)
+    typer = Typer(fdef, dict(zip(params, arg_types, strict=True)), scope, src,
+                  session.return_type_of, pyfunc)
+    typer.inlined_globals = inlined
+    return typer
 
 
 def function_scope(pyfunc: object) -> dict[str, object]:

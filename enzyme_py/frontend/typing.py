@@ -69,6 +69,8 @@ class Typer(CallTyper, TreeTyper):
         # called with (owner, dotted name, object) for each global looked up (see
         # `resolve_global`); set by the session
         self.on_global: Callable[[object, tuple[str, ...], object], None] | None = None
+        #: module-level tuple constants written into `fdef` as literals (`global_tuples`)
+        self.inlined_globals: list[tuple[str, object]] = []
         self.src = src
         self.return_type_of = return_type_of
         # nested defs and named lambdas (see `local_functions`), and those of enclosing ones
