@@ -40,6 +40,7 @@ from enzyme_py.ad.device import DevicePolicy, device_policy
 from enzyme_py.ad.devirtualize import trap_unchanged_global_fallbacks
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.indirect_calls import finish_indirect_calls, rewrite_indirect_calls
+from enzyme_py.ad.load_windows import plan_windows
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.reverse_cfg import (
     ControlFlow,
@@ -209,6 +210,8 @@ class ReverseTransform:
         effects = memory_effects(work)
         st = ReverseState(ctx, options, cf, args, frees, effects, guards,
                           _Callees(self.module))
+        st.windows = plan_windows(list(loops.loops), effects, st.is_active,
+                                  self.device.atomics)
         st.pair = pair
         rewrite_split_calls(st)
         rewrite_indirect_calls(st)
@@ -334,11 +337,15 @@ def _reverse_block(st: ReverseState, block: Block) -> None:
     for inst in reversed(body):
         if not isinstance(inst, I.Phi):
             reverse_instruction(st, inst)
+    lp = cf.loops.loop_of.get(block)
+    windowed = st.windows.has(lp) and lp is not None and lp.header is block
+    if windowed:
+        assert lp is not None
+        st.windows.end_trip(st, lp)
     phi_adjoints = {p: st.take_adjoint(p) for p in phis if st.is_active(p)}
     here = b.block
     assert here is not None and st.sweep is not None
     preds = cf.preds[block]
-    lp = cf.loops.loop_of.get(block)
     if block is cf.entry:
         b.br(st.sweep.rev_return)
     elif lp is not None and lp.header is block:
@@ -347,6 +354,8 @@ def _reverse_block(st: ReverseState, block: Block) -> None:
         first = b.icmp("eq", riv, ConstantInt(T.I64, 0), name="riv.first")
         assert lp.preheader is not None and lp.latch is not None
         leave = _edge(st, block, lp.preheader, phi_adjoints)
+        if windowed:
+            leave = st.windows.flush(st, lp, leave)
         back = _edge(st, block, lp.latch, phi_adjoints, decrement=(state, riv))
         b.position_at_end(here)
         b.condbr(first, leave, back)
@@ -384,6 +393,7 @@ def _edge(st: ReverseState, block: Block, pred: Block, phi_adjoints: dict[I.Phi,
     for lp in entering:
         b.position_before(term)
         st.tape.enter_loop(cf.loop_states[lp], edge, block)
+        st.windows.enter(st, lp)
     return edge
 
 

@@ -259,6 +259,9 @@ def _by_rule(st: ReverseState, inst: I.Instruction) -> None:
 
 
 def _load(st: ReverseState, inst: I.Load) -> None:
+    if st.windows.takes(inst):  # a stencil's neighbour: its add waits (`load_windows`)
+        st.windows.reverse_load(st, inst)
+        return
     d = st.take_adjoint(inst)
     sp = st.reverse_shadow(inst.pointer)
     st.accumulation.add(st.b, inst.pointer, sp, d, inst.align)

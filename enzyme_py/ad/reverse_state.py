@@ -23,6 +23,7 @@ from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.derived import Derived, SplitPair
 from enzyme_py.ad.frees import DeferredFrees
+from enzyme_py.ad.load_windows import LoadWindows
 from enzyme_py.ad.reverse_cfg import ControlFlow
 from enzyme_py.ad.shadow import ShadowMap, reverse_policy
 from enzyme_py.ad.tape import Tape
@@ -147,6 +148,7 @@ class ReverseState:
         self.pair: SplitPair | None = None
         self.ret_shadow: Value | None = None  # (split) the shadow of the returned pointer
         self.sweep: ReverseSweep | None = None
+        self.windows = LoadWindows([])  # the stencil loads whose adds wait (`load_windows`)
 
     def is_active(self, v: Value) -> bool:
         return self.ctx.activity.is_active(v)

@@ -16,17 +16,17 @@ from enzyme_py.frontend import Array, Scalar
 
 
 def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequence[int] = 0,
-         preoptimize: bool = False) -> str:
+         preoptimize: bool = False, bounds_check: bool = True) -> str:
     """The IR of `f` for these arguments at a stage: `python` (our IR of the function),
     `preprocessed` (canonicalized for AD), `activity`, `gradient` (before optimization), or
     `optimized`. `grad` runs LLVM's -O2 on `f` before differentiating it; the stages skip
     that step, which keeps them close to the source, unless `preoptimize` is true (then they
-    show exactly the code `grad` differentiates and runs)."""
+    show exactly the code `grad` differentiates and runs); `bounds_check` as in `grad`."""
     from enzyme_py.ad.driver import gradient_module
 
     pyfunc = getattr(f, "pyfunc", f)
     types = arg_types(pyfunc.__name__, param_names(pyfunc), args)
-    module, compiled, _ = build_module(pyfunc, types, Config(), True)
+    module, compiled, _ = build_module(pyfunc, types, Config(bounds_check), True)
     if stage == "python":
         return str(module)
     stages: dict[str, str] = {}
