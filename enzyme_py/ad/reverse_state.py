@@ -140,6 +140,7 @@ class ReverseState:
         self.b = Builder()
         self.shadows = ShadowMap(ctx, dict(args.shadows), reverse_policy(callee=options.split))
         self.tape = Tape(ctx, cf, effects, self.b, options.split)
+        self.tape.result_needed = options.split or options.return_primal
         self.accumulation = Accumulation(ctx, cf.original, self.tape.reverse_of)
         self.tape.accumulation = self.accumulation
         self.adjoint_slots: dict[Value, I.Instruction] = {}

@@ -7,7 +7,9 @@ between iterations is asked of `tape_facts.py`). Invariants:
 - a value whose block dominates the return and lies in no loop is used directly (SSA);
 - a cheap pure value whose operands are themselves available is recomputed (outside loops, up
   to `RECOMPUTE_LIMIT` instructions); a load is recomputed (re-read) only when no write to its
-  memory can run after it in the forward sweep;
+  memory can run after it in the forward sweep; so is a pure math call in a loop that the
+  forward sweep needs for nothing but the reverse (`forward_needs`: its forward evaluation,
+  and the tape it would fill, become dead code);
 - a basic induction variable is rebuilt from the reverse iteration counter;
 - everything else is cached: an entry-block slot outside loops; inside loops an array indexed
   by the canonical iteration number of its home loop (`_home_loop`: the value's loop, or an
@@ -40,6 +42,7 @@ from enzyme_py.ad import names
 from enzyme_py.ad.accumulation import Accumulation
 from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
+from enzyme_py.ad.forward_needs import ForwardNeeds
 from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
 from enzyme_py.ad.runtime import grow_function, reserve_function
 from enzyme_py.ad.tape_facts import CHEAP as _CHEAP
@@ -51,7 +54,7 @@ from enzyme_py.analysis.loops import (
     trip_count_invariant_in,
 )
 from enzyme_py.analysis.memory import underlying
-from enzyme_py.analysis.memory_effects import MemoryEffects
+from enzyme_py.analysis.memory_effects import MemoryEffects, is_pure_call
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -120,6 +123,9 @@ class Tape:
         self.accumulation: Accumulation | None = None  # (set by the state that owns the tape)
         # (preheader, pointer, its shadow, slot, type): summing slots to add to the shadows
         self.flushes: list[tuple[Block, Value, Value, I.Instruction, T.Type]] = []
+        # the gradient returns the primal's result (set by the state that owns the tape)
+        self.result_needed = True
+        self._needs: ForwardNeeds | None = None
 
     # --- lookup -----------------------------------------------------------------------------
 
@@ -347,6 +353,17 @@ class Tape:
         self._cheap[v] = ok
         return ok
 
+    def _recomputed_call(self, v: I.Instruction) -> bool:
+        """A pure math call in a loop that the forward sweep needs only for the reverse
+        (`forward_needs`): recomputed there, its forward evaluation is dead code."""
+        if not (isinstance(v, I.Call) and is_pure_call(v.callee_name or "")) or \
+                v.parent is None or self.cf.loops.loop_of.get(v.parent) is None or \
+                self.ctx.device.on_device:
+            return False
+        if self._needs is None:
+            self._needs = ForwardNeeds(self.cf.original, self.result_needed)
+        return not self._needs.needed(v)
+
     def _cheap_here(self, v: I.Instruction) -> bool:
         if isinstance(v, I.Load):
             if v.flags or v.ordering or v not in self.cf.original:
@@ -356,7 +373,7 @@ class Tape:
                 return False
             if self.in_split and not all(isinstance(o, I.Alloca) for o in objs):
                 return False  # the caller may overwrite it before the reverse function runs
-        elif v.opcode not in _CHEAP:
+        elif v.opcode not in _CHEAP and not self._recomputed_call(v):
             return False
         assert v.parent is not None
         own_loop = self.cf.loops.loop_of.get(v.parent)
