@@ -271,6 +271,13 @@ class Tape:
             self._at_edge(edge, emit)
 
     def _at_edge(self, edge: Block, emit: Callable[[], object]) -> None:
+        """Emit at the end of `edge` (before its branch); in the edge being built, at the
+        builder's place instead, so that what the builder emits next can use it (a value
+        made while an edge is emitted, as the array of a loop it enters, is read right after
+        on that edge)."""
+        if self.b.block is edge:
+            emit()
+            return
         saved = (self.b.block, self.b.index)
         assert edge.terminator is not None
         self.b.position_before(edge.terminator)

@@ -4,6 +4,8 @@ it (triangular), or sit under an outer loop of unknown trip count."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -304,3 +306,35 @@ def test_header_phi_gradient_past_the_first_capacity(x) -> None:
     want_dx = fd_deriv(lambda t: f(t, 0.1), x, h=1e-3)
     want_dc = fd_deriv(lambda c: f(x, c), 0.1, h=1e-7)
     np.testing.assert_allclose(got, [want_dx, want_dc], rtol=1e-4, atol=1e-12)
+
+
+def _while_continue(x, w, n, s):
+    """-O2 makes this while loop two nested loops whose inner one exits both: the tape of the
+    inner loop's trip counts grows with the outer loop and is first needed on the edge that
+    enters both reversed loops at once."""
+    cnt = 0
+    k = 1
+    while k < n:
+        i = k
+        k += 1
+        if 0.25 + cnt * 0.05 > float(i) * math.pi:  # never true: the inner loop runs on
+            cnt += 1
+        else:
+            s += math.sin(math.pi * x[i - 1])
+            continue
+    t = np.empty(n)
+    for i in range(n):
+        t[i] = math.cos(w[i] - math.pi)
+    return s + t[n - 1]
+
+
+def test_array_made_on_an_edge_entering_two_reversed_loops_is_stored_before_use() -> None:
+    # (the grown array's reverse pointer was stored after the inner counter read it: a crash)
+    x = np.linspace(-0.9, 0.8, 8)
+    w = np.linspace(0.1, 0.7, 8)
+    gx, gw, gs = ez.grad(_while_continue, argnums=(0, 1, 3))(x, w, 8, 0.3)
+    want = np.pi * np.cos(np.pi * x)
+    want[7] = 0.0
+    np.testing.assert_allclose(gx, want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(gw, [0.0] * 7 + [np.sin(w[7])], rtol=1e-13, atol=1e-15)
+    assert gs == 1.0
