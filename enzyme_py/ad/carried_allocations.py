@@ -183,7 +183,9 @@ def _value_at_end(block: Block, v: Value, home: Block, dom: Dominators,
     block.insert(0, phi)
     memo[block] = phi
     for p in into:
-        phi.add_incoming(_value_at_end(p, v, home, dom, preds, memo), p)
+        value = _value_at_end(p, v, home, dom, preds, memo)
+        for _ in range(p.successors().count(block)):  # one entry per edge (a switch's cases)
+            phi.add_incoming(value, p)
     if all(o is NULL for o in phi.operands):
         block.remove(phi)
         assert block.parent is not None

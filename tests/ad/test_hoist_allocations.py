@@ -6,6 +6,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import enzyme_py as ez
 from enzyme_py.ad.hoist_allocations import hoist_allocations
@@ -141,3 +142,21 @@ exit:
     assert len(freed) == 1 and freed[0].args[0].name == "a"
     assert not any(isinstance(i, I.Call) and i.callee_name == "free"
                    for b in fn.blocks if b.name != "exit" for i in b.instructions)
+
+
+def _switch_into_join(x):
+    a = np.zeros((4,))
+    t = a * (x @ x)  # its broadcast check becomes a switch with two cases to one block
+    b = np.zeros_like(a)
+    for _ in range(2):
+        b = b + 1.0
+    return np.sum(x) + np.sum(t) + np.sum(b)
+
+
+def test_carried_block_phi_has_an_entry_per_edge() -> None:
+    # (found by the NumPy fuzzer: the phi had one entry for a switch's two edges, and LLVM's
+    # verifier refused the gradient)
+    x = np.arange(16.0).reshape(4, 4) / 16.0
+    np.testing.assert_allclose(ez.grad(_switch_into_join)(x), np.ones((4, 4)), rtol=1e-15)
+    _, tangent = ez.jvp(_switch_into_join, (x,), (np.ones_like(x),))
+    assert tangent == pytest.approx(16.0)
