@@ -166,27 +166,45 @@ for label in ("for.cond", "for.inc"):
 # The reverse sweep needs some forward values again. For each one the transform decides:
 #
 # - **recompute** it when that is cheap and safe: `x[i]` is simply loaded again, because
-#   nothing in `f` writes to `x`;
-# - **cache** it on the tape otherwise: `sin(x[i])` is stored into `%tape`, an array with
-#   one slot per loop iteration, allocated with `malloc` before the loop (its trip count is
-#   known on entry) and freed at the end of the reverse sweep. (All the arrays a loop nest
-#   needs share one such allocation.)
+#   nothing in `f` writes to `x`; and `sin(x[i])` is a pure math call on a value that can be
+#   recomputed, so the reverse sweep calls `sin` again rather than storing it;
+# - **cache** it on the tape otherwise: an array with one slot per loop iteration, allocated
+#   with `malloc` before the loop (its trip count is known on entry) and freed at the end of
+#   the reverse sweep. (All the arrays a loop nest needs share one such allocation.)
 #
-# The forward sweep's loop body, with the tape store:
+# So `f`'s forward loop body has no tape store, and its reverse reloads `x[i]` (through the
+# reverse iteration counter `%riv`), calls `sin` and `cos` (the derivative of `sin`), and adds
+# the result into the shadow `x.shadow[i]`:
 
 # %%
 diffe = function_text(stages["gradient"], "diffe_f")
 print(head(diffe, 3))
 print("  ...")
 print(block_text(diffe, "for.inc"))
+print()
+print(block_text(diffe, "rev.for.inc"))
 
 # %% [markdown]
-# The reverse of that block: `sin(x[i])` comes back from the tape, `x[i]` is reloaded (through
-# the reverse iteration counter `%riv`), `cos` is computed for the derivative of `sin`, and the
-# result is added into the shadow `x.shadow[i]`:
+# A value that depends on earlier iterations cannot be recomputed from `x[i]` alone. In `g`
+# the running value `t` is carried from one iteration to the next, so the forward sweep stores
+# each `t` into `%tape` (at the iteration counter `%iv`) and the reverse reads it back (at
+# `%riv`) to compute `cos(t)`:
 
 # %%
-print(block_text(diffe, "rev.for.inc"))
+def g(x):
+    t = 0.0
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = 0.5 * t + x[i]
+        s += math.sin(t)
+    return s
+
+
+print("grad  ", ez.grad(g)(x))
+g_diffe = function_text(ez.show(g, x, stage="gradient"), "diffe_g")
+print(find_block(g_diffe, "store double", "%tape"))
+print()
+print(find_block(g_diffe, "%tape", "@llvm.cos.f64"))
 
 # %% [markdown]
 # Control flow is reversed too: where a block has several predecessors, a `came.from` index
@@ -201,17 +219,17 @@ print(block_text(diffe, "rev.for.cond"))
 # The gradient is written naively: adjoints live in stack slots (`alloca`), and every adjoint
 # is loaded, updated, stored and zeroed after use. LLVM's `-O2` cleans this up (the adjoint slots
 # become registers, dead code disappears) and then optimizes the result like any other code.
-# Here it vectorized the forward sweep, which now only fills the tape with `sin` of several
-# elements at a time (the primal sum itself is not needed by a gradient, so it is gone):
+# Here the forward sweep is gone entirely: it computed only the primal sum, which a gradient
+# does not need. What is left is the reversed loop, which LLVM vectorized 8 wide (`sin` and
+# `cos` of eight elements at a time):
 
 # %%
 opt = function_text(stages["optimized"], "diffe_f")
-print(find_block(opt, "@llvm.sin.v", "%tape"))
+print(find_block(opt, "@llvm.sin.v", "@llvm.cos.v"))
 
 # %% [markdown]
-# One iteration of the reversed loop (LLVM also unrolled and vectorized it; this is the
-# scalar remainder loop): reload `x[i]`, read `sin(x[i])` from the tape, compute `cos`, and
-# accumulate into the shadow:
+# One iteration of the scalar remainder loop: reload `x[i]`, recompute `sin`, compute `cos`,
+# and accumulate into the shadow:
 
 # %%
 print(find_block(opt, "@llvm.cos.f64(double", "%x.shadow"))

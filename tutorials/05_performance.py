@@ -246,10 +246,12 @@ for f, args, acts, call in cases:
         print(f"{f.__name__:18s}{optimize_first:>10s}{tapes:13d}{t * 1e6:9.1f} us")
 
 # %% [markdown]
-# For `scaled_sum`, without the first `-O2`, `exp(a)` is computed inside the loop, so the
-# reverse sweep needs its value for every iteration (`exp` is not cheap enough to recompute),
-# which goes on a tape. With it, `exp(a)` is hoisted out of the loop before differentiation and
-# the gradient needs no tape at all.
+# For `scaled_sum`, without the first `-O2`, `exp(a)` is computed inside the loop, and the
+# reverse sweep needs its value in every iteration. Caching it would keep the forward loop
+# alive only to fill a tape, so the reverse sweep calls `exp` again instead (a pure math call
+# is recomputed in that case; see "Recompute or cache" below), and the optimization of the
+# gradient hoists that call out of the reversed loop. With the first `-O2`, `exp(a)` is hoisted
+# out of the loop before differentiation. Neither needs a tape.
 #
 # The other two show why `grad` leaves loop unrolling and vectorization for later: the full
 # `-O2` unrolls their loops before differentiation, so the unrolled loop and its remainder
@@ -262,9 +264,11 @@ for f, args, acts, call in cases:
 # For every value the reverse sweep needs, the transform picks: **recompute** it if it is cheap
 # and its inputs are still available (arithmetic, or a load from memory that the function never
 # writes), otherwise **cache** it on the tape. Recomputing costs a few instructions; caching
-# costs a memory write and a read per iteration plus the tape's allocation. In the example of
-# [02_how_it_works](02_how_it_works.ipynb), `x[i]` is reloaded in the reverse sweep and
-# `sin(x[i])` is cached; above, the `exp(a)` of each iteration was cached. In-place updates
+# costs a memory write and a read per iteration plus the tape's allocation. A pure math call
+# such as `sin` is recomputed too when caching it is the only reason the forward loop would
+# still run: then the forward loop and its tape become dead code. In the example of
+# [02_how_it_works](02_how_it_works.ipynb), `x[i]` is reloaded and `sin(x[i])` recomputed in
+# the reverse sweep, while a value carried from one iteration to the next is cached. In-place updates
 # (writing an array that was read before) force caching of the overwritten values, so
 # functions that only read their inputs tend to have cheaper gradients.
 #
