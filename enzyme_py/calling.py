@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from enzyme_py.analysis.activities import Activity
-from enzyme_py.errors import ArgumentValueError, CallError
-from enzyme_py.frontend import CompileSession, ErrorSite, FType, Scalar, type_of_value
+from enzyme_py.errors import ArgumentValueError, CallError, EnzymePyError
+from enzyme_py.frontend import RETRY, CompileSession, ErrorSite, FType, Scalar, type_of_value
 from enzyme_py.frontend.ftypes import Array, Tuple, abi_extents, element_strides
 from enzyme_py.ir import Module
 
@@ -234,6 +234,8 @@ class ErrorRecord:
         site_id, index, extent = w[0], w[1], w[2]
         w[0] = 0
         site = self.sites[site_id - 1]
+        if site.what == RETRY:
+            raise ChecksNeeded
         where = f"{site.filename}:{site.line}: {site.source}"
         kind, text = _FAILURES.get(site.what, (RuntimeError, "{what} failed ({i}, {e})"))
         if site.what == "array size" and index >= 0:
@@ -241,6 +243,15 @@ class ErrorRecord:
         raise kind(text.format(i=index, e=extent, axis=site.axis, axis1=site.axis + 1,
                                what=site.what) +
                    f"\n  at {where}")
+
+
+class ChecksNeeded(EnzymePyError):
+    """An optimistic gradient met a loop whose bounds test failed (`compile_python`'s
+    `optimistic`): its results are void, and the caller reruns the version compiled with the
+    checked loop copies (`api.gradients.retrying`). Never reaches a user."""
+
+    def __str__(self) -> str:
+        return "internal error: an optimistic gradient asked for its checked version"
 
 
 # What a failed check of each kind (`FunctionCompiler.check`'s `what`) raises: the exception

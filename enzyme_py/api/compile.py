@@ -104,17 +104,20 @@ def optimize_before_ad(module: Module, opt_level: int) -> Module:
         return OptLevel(opt_level, for_ad=True).run(module)
 
 
-def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias: bool):
+def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias: bool,
+                 optimistic: bool = False):
     """`f` compiled for `types` into a fresh module. A `Flattened` f is compiled with its
     arguments' tree types (its IR takes the leaves); a result that is a tree becomes the
-    flat tuple of its leaves (`result_node` keeps its structure)."""
+    flat tuple of its leaves (`result_node` keeps its structure). `optimistic`: see
+    `compile_python` (a gradient's loops leave with a request for their checked copies)."""
     pyfunc, tree_types = (f.f, f.argument_types(types)) if isinstance(f, Flattened) else \
         (f, types)
     with stage("front end"):
         module, compiled, session = compile_python(pyfunc, tree_types,
                                                    bounds_check=options.bounds_check,
                                                    noalias=noalias,
-                                                   python_errors=options.python_errors)
+                                                   python_errors=options.python_errors,
+                                                   optimistic=optimistic)
     if isinstance(f, Flattened):
         compiled = replace(compiled, arg_types=types, param_names=list(f.params))
     if isinstance(compiled.return_type, Tree):

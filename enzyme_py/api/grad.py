@@ -12,9 +12,17 @@ from typing import Any
 
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.api.compile import complete_args, flatten_call
-from enzyme_py.api.gradients import GradCache, Gradient, gradient_of, run_gradient, shadow_like
+from enzyme_py.api.gradients import (
+    GradCache,
+    Gradient,
+    gradient_of,
+    retrying,
+    run_gradient,
+    shadow_like,
+)
 from enzyme_py.api.vjp import gradient_with_aux
 from enzyme_py.calling import (
+    ChecksNeeded,
     _Overlap,
     arg_key,
     make_grad_stub,
@@ -72,6 +80,8 @@ class GradFunction:
                 return stub(*args)
             except _Overlap:
                 pass
+            except ChecksNeeded:  # an optimistic gradient's stub: the general path reruns
+                self._stubs.pop(tuple(map(arg_key, args)), None)
         return self._general(args)
 
     def _structured(self, args: Sequence[Any]) -> Any:
@@ -106,13 +116,21 @@ class GradFunction:
         name = self.pyfunc.__name__
         nums = normalize_argnums(self.argnums, len(args), name)
         active = tuple(i in nums for i in range(len(args)))
-        g = self._grads.get(args, active, self.with_value, require_scalar=True)
+
+        def get(optimistic: bool) -> Gradient:
+            return self._grads.get(args, active, self.with_value, require_scalar=True,
+                                   optimistic=optimistic)
+
+        return retrying(self._grads, get, lambda g: self._run(g, args, nums))
+
+    def _run(self, g: Gradient, args: Sequence[Any], nums: tuple[int, ...]) -> Any:
+        """Call `g` on fresh shadows (and keep a stub for the next call of this signature)."""
         if not self.with_value:
             alias = len(args) > 1 and overlapping_arrays(args)
             stub = make_grad_stub(g, nums, isinstance(self.argnums, int), not alias)
             if stub is not None and not alias:
                 self._stubs[tuple(map(arg_key, args))] = stub
-        _scalar_return(g, name)
+        _scalar_return(g, self.pyfunc.__name__)
         shadows = {i: shadow_like(v) for i, (v, act) in enumerate(zip(args, g.activities,
                                                                         strict=True))
                    if act == Activity.DUP}

@@ -15,9 +15,11 @@ from enzyme_py.analysis.activities import Activity
 from enzyme_py.api.compile import flatten_call, result_node
 from enzyme_py.api.gradients import (
     GradCache,
+    Gradient,
     argument_cotangents,
     float_arguments,
     grad_cache_of,
+    retrying,
     run_gradient,
     shadow_like,
     zero_seed,
@@ -94,19 +96,22 @@ def flat_vjp(cache: GradCache, args: Sequence[Any], active: tuple[bool, ...]
         from enzyme_py.api.arrays import array_vjp
 
         return array_vjp(cache, args, active)
-    g = cache.get(args, active, True)
-    work = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-    primal, _ = run_gradient(g, work, zero_seed(g.return_type),
-                              {i: shadow_like(work[i]) for i in range(len(args))
-                               if g.activities[i] == Activity.DUP})
+    def get(optimistic: bool) -> Gradient:
+        return cache.get(args, active, True, optimistic=optimistic)
 
-    def vjp_fn(ct: Any) -> tuple[Any, ...]:
-        seed = _number_cotangent(g.return_type, ct, cache.f.__name__)
+    def run(g: Gradient, seed: Any) -> tuple[Any, tuple[Any, ...]]:
         work = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
         shadows = {i: shadow_like(work[i]) for i in range(len(args))
                    if g.activities[i] == Activity.DUP}
-        _, outs = run_gradient(g, work, seed, shadows)
-        return argument_cotangents(g, active, outs, shadows)
+        primal, outs = run_gradient(g, work, seed, shadows)
+        return primal, argument_cotangents(g, active, outs, shadows)
+
+    rt = cache.result_type(args)
+    primal, _ = retrying(cache, get, lambda g: run(g, zero_seed(rt)))
+
+    def vjp_fn(ct: Any) -> tuple[Any, ...]:
+        seed = _number_cotangent(rt, ct, cache.f.__name__)
+        return retrying(cache, get, lambda g: run(g, seed))[1]
 
     return primal, vjp_fn
 

@@ -10,27 +10,41 @@ from enzyme_py.custom import CustomRule
 from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite, specialize
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tree, Tuple, type_of_value
+from enzyme_py.frontend.session import RETRY
 from enzyme_py.ir import GlobalVariable, Module, verify
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantAggregate
 
-__all__ = ["Array", "Compiled", "CompileSession", "ErrorSite", "FType", "FrontendError",
-           "Scalar", "Tree", "Tuple", "compile_python", "type_of_value"]
+__all__ = ["RETRY", "Array", "Compiled", "CompileSession", "ErrorSite", "FType",
+           "FrontendError", "Scalar", "Tree", "Tuple", "compile_python", "type_of_value"]
 
 
 def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
                    bounds_check: bool = True, noalias: bool = True,
-                   python_errors: bool = False) -> tuple[Module, Compiled, CompileSession]:
+                   python_errors: bool = False, optimistic: bool = False
+                   ) -> tuple[Module, Compiled, CompileSession]:
     """Compile `pyfunc` for `arg_types` into a fresh module (verified). With `noalias`, the
     caller promises that no two array arguments overlap; with `python_errors`, math.* domain
-    errors and float division by zero raise as in Python (see `domain_checks`)."""
+    errors and float division by zero raise as in Python (see `domain_checks`).
+
+    `optimistic`: where the test before a versioned loop fails, the function records the
+    `RETRY` site and returns instead of running the loop's checked copy, and a caller of such
+    a function leaves the same way after the call; the caller of the compiled code then runs
+    a version compiled without `optimistic`, which gives the same results. A session with a
+    recursive function, a custom rule or an inactive function (calls that do not pass the
+    request on) is compiled with its checked copies: `session.retry_site` stays 0."""
     name = getattr(pyfunc, "__name__", "f")
     session = CompileSession(Module(f"enzyme_py:{name}"), specialize,
                              bounds_check=bounds_check, noalias=noalias,
-                             python_errors=python_errors)
+                             python_errors=python_errors, optimistic=optimistic)
     compiled = session.compile(pyfunc, arg_types)
+    if session.retry_site and (session.recursive or session.kept_calls or isinstance(
+            pyfunc, CustomRule) or any(getattr(f, "_enzyme_inactive", False)
+                                       for f, _ in session.compiled)):
+        return compile_python(pyfunc, arg_types, bounds_check=bounds_check, noalias=noalias,
+                              python_errors=python_errors)
     if isinstance(pyfunc, CustomRule):  # the rule applies to calls: call it from an entry
         compiled = _entry_calling(session, name, compiled)
     inactive = [c.function for (f, _), c in session.compiled.items()

@@ -527,8 +527,11 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             self.unchecked = set()
         self.b.br(join)
         self.b.position_at_end(checked)
-        self._emit_for(s, start, stop, step, step_const, mark)
-        self.b.br(join)
+        if self.session.optimistic:  # the caller reruns the version with the checked copy
+            self.leave_for_retry(self.b)
+        else:
+            self._emit_for(s, start, stop, step, step_const, mark)
+            self.b.br(join)
         self.b.position_at_end(join)
 
     def _range_values(self, call: ast.Call) -> tuple[Value, Value, Value]:
@@ -653,7 +656,33 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                                                axis))
         good, bad = self.new_block("check.ok"), self.new_block("check.fail")
         self.b.condbr(ok, good, bad)
-        eb = Builder(bad)
+        self._leave_with_error(Builder(bad), site, index, extent)
+        self.b.position_at_end(good)
+
+    def leave_for_retry(self, eb: Builder) -> None:
+        """At `eb`: leave the function with the request for the checked copies."""
+        none = ConstantInt(T.I64, 0)
+        self._leave_with_error(eb, self.session.retry_site_id(), none, none)
+        self.session.retrying.add(self.fn)
+
+    def pass_on_retry(self, callee: Function) -> None:
+        """After a call of `callee`: if it may leave with the request for the checked copies
+        (an optimistic compile), leave too when it did, rather than go on with its zero
+        result."""
+        if callee not in self.session.retrying:
+            return
+        b = self.b
+        g = self.session.error_global()
+        word = b.load(T.I64, b.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
+                                                                        ConstantInt(T.I64, 0)]))
+        leave, go_on = self.new_block("retry.pass"), self.new_block("retry.none")
+        b.condbr(b.icmp("eq", word, ConstantInt(T.I64, self.session.retry_site_id())),
+                 leave, go_on)
+        self.leave_for_retry(Builder(leave))
+        b.position_at_end(go_on)
+
+    def _leave_with_error(self, eb: Builder, site: int, index: Value, extent: Value) -> None:
+        """At `eb`: free the live temporaries, record `[site, index, extent]`, return zero."""
         self.heap.free_live_temporaries(eb)
         g = self.session.error_global()
         at = [eb.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
@@ -665,7 +694,6 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         if self.ret_slot is not None:
             eb.store(zero(self.fn.return_type), self.ret_slot)
         eb.br(self.exit)
-        self.b.position_at_end(good)
 
 
 def _drop_unreachable_blocks(fn: Function) -> None:

@@ -40,6 +40,10 @@ ERROR_GLOBAL = "enzyme_py.error"
 _SESSIONS = itertools.count(1)
 
 
+#: The `what` of the site that asks the caller to rerun a version with checked loop copies.
+RETRY = "retry with checked copies"
+
+
 @dataclass(frozen=True)
 class ErrorSite:
     filename: str
@@ -81,6 +85,13 @@ class CompileSession:
     kept_calls: set[Function] = field(default_factory=set)  # functions with a custom rule
     # specializations some call cycle returns to (see `recursion_guard`)
     recursive: set[tuple[object, tuple[FType, ...]]] = field(default_factory=set)
+    # versioned loops, when the test before them fails, leave the function with a request
+    # for the checked copy instead of running it (a gradient's optimistic compile; see
+    # `compile_python`); `retry_site` is that request's site (0: none yet), `retrying` the
+    # functions that may leave with it (by a loop of theirs or after a call)
+    optimistic: bool = False
+    retry_site: int = 0
+    retrying: set[Function] = field(default_factory=set)
     _serial: int = 0
 
     @property
@@ -109,6 +120,12 @@ class CompileSession:
     def add_site(self, site: ErrorSite) -> int:
         self.sites.append(site)
         return len(self.sites)
+
+    def retry_site_id(self) -> int:
+        """The site of the request for the checked copies (one per session)."""
+        if not self.retry_site:
+            self.retry_site = self.add_site(ErrorSite("", 0, "", RETRY, 0))
+        return self.retry_site
 
     def return_type_of(self, pyfunc: object, arg_types: tuple[FType, ...]) -> FType | None:
         key = (pyfunc, arg_types)

@@ -28,7 +28,7 @@ from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.opcode_counts import opcode_counts
 from enzyme_py.api.compile import flatten_call
 from enzyme_py.api.grad import normalize_argnums
-from enzyme_py.api.gradients import GradCache, Gradient, run_gradient, shadow_like
+from enzyme_py.api.gradients import GradCache, Gradient, retrying, run_gradient, shadow_like
 from enzyme_py.api.jit import JitFunction
 from enzyme_py.calling import ErrorRecord, make_stub
 from enzyme_py.config import Config
@@ -64,8 +64,11 @@ def profile(f: Callable, *args: Any, argnums: int | Sequence[int] = 0, repeat: i
         primal = jitted.specialization(flat)
     cache = GradCache(fn, cfg)
     active = tuple(i in nums for i in range(len(flat)))
-    with collecting() as gradient_stages:
-        g = cache.get(flat, active, False, require_scalar=True)
+    with collecting() as gradient_stages:  # the gradient grad uses (see `retrying`)
+        g = retrying(cache, lambda optimistic: cache.get(flat, active, False,
+                                                         require_scalar=True,
+                                                         optimistic=optimistic),
+                     lambda g: (_run(g, _copies(flat)), g)[1])
     run_primal = lambda: primal.stub(*_copies(flat))  # noqa: E731
     run_grad = lambda: _run(g, _copies(flat))  # noqa: E731
     return Profile(
