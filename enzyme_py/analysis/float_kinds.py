@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from enzyme_py.analysis.activity import alias_classes
 from enzyme_py.analysis.memory import UNKNOWN, MemObject, underlying
 from enzyme_py.analysis.memory_effects import memory_intrinsic
 from enzyme_py.ir import instructions as I
@@ -150,9 +151,31 @@ def memory_float_kind(insts: list[I.Instruction], same: Callable[[Value], frozen
                     if other is not None else None
                 if got is not None:
                     kinds |= set(got.split(", "))
+        if not kinds:
+            kinds = _callee_kinds(insts, same, objs, seen)
     if not kinds:
         return None
     return ", ".join(sorted(kinds))
+
+
+def _callee_kinds(insts: list[I.Instruction], same: Callable[[Value], frozenset],
+                  objs: frozenset, seen: frozenset) -> set[str]:
+    """The float types that the functions called with a pointer into `objs` give that
+    parameter's memory (a loop outlined into its own function, as `checkpoint-loops` makes
+    one, is then the only typed user of the caller's buffer); `seen` stops a recursion."""
+    kinds: set[str] = set()
+    for inst in insts:
+        callee = inst.callee if isinstance(inst, I.Call) else None
+        if not isinstance(callee, Function) or callee.is_declaration:
+            continue
+        for k, arg in enumerate(inst.args[:len(callee.args)]):
+            if arg.type.is_pointer and same(arg) & objs and callee.args[k] not in seen:
+                body = list(callee.instructions())
+                got = memory_float_kind(body, alias_classes(body), (), callee,
+                                        [callee.args[k]], seen)
+                if got is not None:
+                    kinds |= set(got.split(", "))
+    return kinds
 
 
 def _leaf_kinds(t: T.Type) -> set[str]:
