@@ -222,6 +222,34 @@ def test_index_out_of_bounds_is_an_index_error_with_the_line() -> None:
         ez.grad(element)(X, 5)
 
 
+def _row_from(x, k):
+    y = np.zeros(3)
+    y[0] = x[k]  # the failing line
+    return y * 2.0
+
+
+def _uses_the_row(x, k):
+    y = _row_from(x, k)
+    s = 0.0
+    for i in range(7):
+        s += y[i % 3]  # would fail too if the failed call's empty result were used
+    return s + np.sum(y)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "a caller goes on after a call that recorded an error (with its zero result), and a "
+    "check of its that fails later replaces the record: the error names the later line. "
+    "Leaving after every such call made loops multi-exit (LSTM's gradient compile +25%); a "
+    "first-error-wins record cost 20-30% compile time on GMM and lstm_numpy"))
+@pytest.mark.parametrize("call", [ez.jit, ez.grad, ez.value_and_grad])
+def test_an_error_in_a_callee_is_raised_at_its_line_not_later(call) -> None:
+    """The first error is the one raised, at the callee's line."""
+    with pytest.raises(IndexError) as got:
+        call(_uses_the_row)(X, 10)
+    assert "index 10 is out of bounds for axis 0 with size 3" in str(got.value)
+    assert "y[0] = x[k]" in str(got.value)
+
+
 # --- the same builtin class as JAX for the same mistake -------------------------------------
 
 
