@@ -1,9 +1,10 @@
 """The transforms as passes (registered on import): `reverse`, `forward`, `dupnoneed`,
-`lower-enzyme`.
+`lower-enzyme`, `tape-scopes`.
 
     reverse{fn=f,acts=dup,out,ret=active,name=g,primal=0}   adds @diffe_f (reverse.py)
     forward{fn=f,acts=dup,const,width=2,name=g,primal=1}    adds @fwddiffe_f (forward.py)
     dupnoneed{fn=f,acts=dupnoneed,out,ret=active}           drops the gradient's needless stores
+    tape-scopes                                             the tape is no other memory
     lower-enzyme                                            the __enzyme_* calls (Enzyme's ABI)
 
 Defaults (`activity_arguments.py`): Enzyme's activities for unmarked arguments, an active
@@ -34,6 +35,7 @@ from enzyme_py.ad.enzyme_abi_split import lower_split_calls
 from enzyme_py.ad.enzyme_abi_virtual import lower_virtualreverse_calls
 from enzyme_py.ad.forward import ForwardOptions, forward_diff
 from enzyme_py.ad.reverse import ReverseOptions, reverse_diff
+from enzyme_py.ad.tape_scope import mark_other_accesses
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.passes import Param, Pipeline, pass_text, register_pass
 
@@ -132,6 +134,17 @@ class LowerEnzyme:
         return module
 
 
+class TapeScopes:
+    """Mark the loads and stores of every function that accesses the tape, outside the tape's
+    alias scope, as not aliasing it (`tape_scope.mark_other_accesses`)."""
+
+    name = "tape-scopes"
+
+    def run(self, module: Module) -> Module:
+        mark_other_accesses(module)
+        return module
+
+
 _ACTS = Param("acts", "one of const, dup, dupnoneed, out per argument (default: integers "
               "const, and floats out, pointers dup in reverse mode; dup in forward mode)", list)
 
@@ -160,3 +173,6 @@ register_pass("dupnoneed", "drop the stores of fn's gradient into dupnoneed memo
               ))(DupNoNeed)
 register_pass("lower-enzyme", "replace __enzyme_autodiff / __enzyme_fwddiff / split-mode calls "
               "by calls to the derivatives they ask for")(LowerEnzyme)
+register_pass("tape-scopes", "tell LLVM that the tape is no other memory: loads and stores "
+              "outside its alias scope get !noalias with it (after reverse or "
+              "lower-enzyme)")(TapeScopes)

@@ -123,6 +123,7 @@ def gradient_pipeline(function: str, activities: Sequence[str], return_active: b
         steps.append(pass_text("print-activity", **request))
     steps.append(pass_text("reverse", **request, name=cfg.name, primal=primal))
     steps.append(pass_text("dupnoneed", **request, primal=primal))
+    steps.append("tape-scopes")
     return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 
@@ -156,7 +157,7 @@ def enzyme_pipeline(targets: Sequence[str], config: Config | None = None, *,
                             budget=cfg.memory_budget) for fn in checkpoint]
     steps += [pass_text("print-activity", fn=fn, acts=list(acts),
                         ret="active" if ret else "const") for fn, acts, ret in show_activity]
-    steps.append("lower-enzyme")
+    steps += ["lower-enzyme", "tape-scopes"]
     return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 
