@@ -97,13 +97,41 @@ def negative(a):
     return -a
 
 
+def isnan(x):
+    """np.isnan(x): only NaN differs from itself."""
+    return x != x
+
+
+def isinf(x):
+    """np.isinf(x): +-inf."""
+    return np.abs(x) == np.inf
+
+
+def isfinite(x):
+    """np.isfinite(x): neither NaN nor +-inf."""
+    return np.abs(x) < np.inf
+
+
+def nansum(a):
+    """np.nansum(a): the sum of the elements that are not NaN (0 for none); no cotangent
+    reaches a NaN element (as in JAX)."""
+    return np.sum(np.where(a != a, 0.0, a))
+
+
+def nanmean(a):
+    """np.nanmean(a): the mean of the elements that are not NaN (NaN when all are)."""
+    keep = a == a
+    return np.sum(np.where(keep, a, 0.0)) / np.sum(keep)
+
+
 _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.flipud: flipud, np.fliplr: fliplr, np.tril: tril, np.triu: triu,
               np.reciprocal: reciprocal, np.logical_and: logical_and,
               np.logical_or: logical_or, np.logical_xor: logical_xor,
               np.logical_not: logical_not, np.add: add, np.subtract: subtract,
               np.multiply: multiply, np.divide: divide, np.true_divide: divide,
-              np.negative: negative}
+              np.negative: negative, np.isnan: isnan, np.isinf: isinf,
+              np.isfinite: isfinite, np.nansum: nansum, np.nanmean: nanmean}
 
 
 def stand_in(fn: object) -> object:

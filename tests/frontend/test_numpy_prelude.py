@@ -37,6 +37,14 @@ def ufunc_names(x, y):
             + np.sum(np.logical_and(x, y) * x))
 
 
+def nan_aware(u, v):
+    return np.nansum(u * v) + np.nanmean(u) * 2.0 + np.sum(np.isnan(u) * v)
+
+
+def infinite_parts(w, v):
+    return np.sum(np.where(np.isfinite(w), w, 0.0) ** 2 * v) + np.sum(np.isinf(w) * v)
+
+
 def _run_with(f, module, *args):
     """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
     g = f.__globals__.copy()
@@ -49,7 +57,10 @@ X = RNG.standard_normal((4, 5))
 x, y = RNG.uniform(0.1, 1.0, 7), RNG.standard_normal(7)
 SQ = RNG.standard_normal((4, 4))
 CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,), (0,)),
-         (flips, (SQ,), (0,)), (ufunc_names, (x, y), (0, 1))]
+         (flips, (SQ,), (0,)), (ufunc_names, (x, y), (0, 1)),
+         (nan_aware, (np.where(y > 0.5, np.nan, x), y), (0, 1)),
+         (infinite_parts, (np.where(y > 0.5, np.inf, np.where(y < -0.5, -np.inf, x)), y),
+          (0, 1))]
 
 
 @pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
