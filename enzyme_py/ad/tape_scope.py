@@ -55,8 +55,7 @@ def scope_list(module: Module, reads: bool = False) -> str:
     return f"!{k}"
 
 
-def _known_scope(module: Module, marker: str = "") -> str | None:
-    marker = marker or _MARKER
+def _known_scope(module: Module, marker: str) -> str | None:
     for line in module.metadata:
         if line.rstrip().endswith(marker + "}") and "distinct" in line:
             return line.split("=", 1)[0].strip()
@@ -80,7 +79,7 @@ def tag(inst: I.Instruction, tape_list: str) -> I.Instruction:
 def mark_other_accesses(module: Module) -> int:
     """Mark every load and store outside the tape's scopes, in the functions that access the
     tape, as not aliasing the tape's stores; the number marked."""
-    scope = _known_scope(module)
+    scope = _known_scope(module, _MARKER)
     tape_list = _list_of(module, scope) if scope is not None else None
     if scope is None or tape_list is None:
         return 0
@@ -91,7 +90,7 @@ def mark_other_accesses(module: Module) -> int:
     marked = 0
     for fn in module.functions:
         if not fn.is_declaration and _accesses_tape(fn, tape_list):
-            marked += _mark(module, fn, scope, skip, lists, merged)
+            marked += _mark(module, fn, scope, tape_list, skip, lists, merged)
     return marked
 
 
@@ -100,7 +99,7 @@ def _accesses_tape(fn: Function, tape_list: str) -> bool:
                if isinstance(inst, (I.Load, I.Store)))
 
 
-def _mark(module: Module, fn: Function, scope: str, skip: set[str | None],
+def _mark(module: Module, fn: Function, scope: str, tape_list: str, skip: set[str | None],
           lists: dict[str, re.Match], merged: dict[str, str | None]) -> int:
     marked = 0
     for inst in fn.instructions():
@@ -108,7 +107,7 @@ def _mark(module: Module, fn: Function, scope: str, skip: set[str | None],
             continue
         old = inst.get_metadata("noalias")
         if old is None:
-            new: str | None = _list_of(module, scope)
+            new: str | None = tape_list
         else:
             if old not in merged:
                 merged[old] = _merged_list(module, lists.get(old), scope)
