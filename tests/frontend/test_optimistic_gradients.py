@@ -121,3 +121,40 @@ def test_a_function_writing_its_arrays_is_not_optimistic():
     g = GradCache(wrapped_sum, Config()).get([x, 4], (True, False), False,
                                              require_scalar=True, optimistic=True)
     assert g.optimistic_key is not None
+
+
+def scaled(w, v):
+    """`w * v` broadcasts only when one of the two has length 1 at run time; `t` is
+    materialized (it is read twice), by a loop versioned on that."""
+    t = np.tanh(w * v)
+    return np.sum(t * v) + np.sum(t)
+
+
+def test_the_optimistic_module_has_no_stretching_copy():
+    w, v = np.ones(4), np.ones(4)
+    types = arg_types("scaled", ["w", "v"], [w, v])
+    text = {opt: str(compile_python(scaled, types, optimistic=opt)[0])
+            for opt in (False, True)}
+    assert text[False].count("bcast.some") > 0
+    assert "bcast.some" in text[True]  # (the block that leaves) ...
+    assert text[True].count("call double @llvm.tanh") < text[False].count(
+        "call double @llvm.tanh")  # ... without the general form's loop
+    assert compile_python(scaled, types, optimistic=True)[2].retry_site
+
+
+@pytest.mark.parametrize("wn, vn", [(5, 5), (1, 5), (5, 1)])
+def test_a_stretching_operand_reruns_the_version_that_has_it(wn, vn):
+    w, v = np.linspace(0.3, 1.1, wn), np.linspace(-0.7, 0.9, vn)
+    gf = ez.grad(scaled, argnums=(0, 1))
+    gw, gv = gf(w, v)
+    t = np.tanh(w * v)
+    dt = v + 1.0  # d/dt of sum(t v) + sum(t), on the broadcast shape
+    dw = (1 - t * t) * v * dt
+    dv = (1 - t * t) * w * dt + t
+    fold = lambda g, n: g if n > 1 else np.sum(g, keepdims=True)  # noqa: E731
+    np.testing.assert_allclose(gw, fold(dw, wn), rtol=1e-13)
+    np.testing.assert_allclose(gv, fold(dv, vn), rtol=1e-13)
+    assert len(gf._grads.checked_keys) == (wn != vn)
+    gw2, gv2 = gf(w, v)  # the remembered key: the version with the general form at once
+    np.testing.assert_array_equal(gw2, gw)
+    np.testing.assert_array_equal(gv2, gv)

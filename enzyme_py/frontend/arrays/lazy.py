@@ -134,7 +134,13 @@ def broadcast_view(c: Compiling, v: AVal, dims: list[Value]
 
 def versioned(c: Compiling, v: Lazy, emit: Callable[[Lazy], None]) -> None:
     """`emit(v)` (code reading v's elements), twice when v has a fast form: with plain
-    strides when nothing stretches at run time, else the general form."""
+    strides when nothing stretches at run time, else the general form.
+
+    In an optimistic compile (a gradient's first; see `compile_python`) the general form is
+    not emitted: where something stretches, the function leaves with the request for the
+    version that has it (as a loop whose bounds test fails leaves for its checked copy), so
+    the gradient, its tape and LLVM's work are not doubled for a case most calls never
+    meet."""
     if v.fast is None or not v.assume:
         emit(v)
         return
@@ -145,9 +151,14 @@ def versioned(c: Compiling, v: Lazy, emit: Callable[[Lazy], None]) -> None:
     fast, general, done = (c.new_block("bcast.none"), c.new_block("bcast.some"),
                            c.new_block("bcast.end"))
     b.condbr(test, fast, general)
-    for blk, form in ((fast, v.fast), (general, v)):
-        b.position_at_end(blk)
-        emit(form)
+    b.position_at_end(fast)
+    emit(v.fast)
+    b.br(done)
+    b.position_at_end(general)
+    if c.session.optimistic:
+        c.leave_for_retry(b)
+    else:
+        emit(v)
         b.br(done)
     b.position_at_end(done)
 
