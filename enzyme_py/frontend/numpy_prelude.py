@@ -124,6 +124,92 @@ def nanmean(a):
     return np.sum(np.where(keep, a, 0.0)) / np.sum(keep)
 
 
+def deg2rad(x):
+    """np.deg2rad(x) (np.radians): x * (pi / 180), as NumPy's loop multiplies."""
+    return x * (np.pi / 180.0)
+
+
+def rad2deg(x):
+    """np.rad2deg(x) (np.degrees): x * (180 / pi)."""
+    return x * (180.0 / np.pi)
+
+
+def remainder(x1, x2):
+    """np.remainder(x1, x2) (np.mod): the remainder with the divisor's sign, Python's `%`."""
+    return x1 % x2
+
+
+def heaviside(x1, x2):
+    """np.heaviside(x1, x2): 0 below zero, 1 above, x2 at zero, NaN at NaN (zero
+    derivative in x1; x2's cotangent flows where x1 == 0, as in JAX)."""
+    return np.where(x1 < 0, 0.0, np.where(x1 > 0, 1.0, np.where(x1 == 0, x2, x1)))
+
+
+def rint(x):
+    """np.rint(x): the nearest integer, halves to even; the sign of x kept on a zero
+    result (np.rint(-0.3) is -0.0). x - floor(x) is exact below 2**52, and from there on
+    every float is an integer already (infinities and NaN come back as they are)."""
+    f = np.floor(x)
+    d = x - f
+    r = np.where(d > 0.5, f + 1.0, np.where(d < 0.5, f, np.where(f % 2.0 == 0.0, f, f + 1.0)))
+    return np.copysign(np.where(d == d, r, x), x)
+
+
+def round_(a, decimals=0):
+    """np.round(a, decimals) (np.around): NumPy's method, rint of a scaled by 10**decimals
+    (divided by 10**-decimals for decimals < 0), scaled back."""
+    if decimals >= 0:
+        scale = 10.0 ** decimals
+        return rint(a * scale) / scale
+    scale = 10.0 ** (-decimals)
+    return rint(a / scale) * scale
+
+
+def logaddexp2(x1, x2):
+    """np.logaddexp2(x1, x2): log2(2**x1 + 2**x2), through np.logaddexp (stable; partials
+    1/2 at ties, as JAX's)."""
+    return np.logaddexp(x1 * _LN2, x2 * _LN2) / _LN2
+
+
+_LN2 = 0.6931471805599453  # math.log(2.0)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08):
+    """np.isclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b|, or equal (equal
+    infinities); NaN is close to nothing."""
+    return (np.abs(a - b) <= atol + rtol * np.abs(b)) | (a == b)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08):
+    """np.allclose(a, b, rtol, atol): every element isclose."""
+    return np.all(isclose(a, b, rtol, atol))
+
+
+def nanmax(a):
+    """np.nanmax(a) of the whole array: the maximum of the elements that are not NaN (NaN
+    when all are)."""
+    keep = a == a
+    top = np.max(np.where(keep, a, -np.inf))
+    return top if np.any(keep) else np.nan
+
+
+def nanmin(a):
+    """np.nanmin(a) of the whole array: the minimum of the elements that are not NaN (NaN
+    when all are)."""
+    keep = a == a
+    low = np.min(np.where(keep, a, np.inf))
+    return low if np.any(keep) else np.nan
+
+
+def polyval(p, x):
+    """np.polyval(p, x): Horner's scheme from the highest coefficient, as NumPy's loop
+    (`y = y * x + p[i]` from zeros)."""
+    y = x * 0.0
+    for i in range(len(p)):
+        y = y * x + p[i]
+    return y
+
+
 _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.flipud: flipud, np.fliplr: fliplr, np.tril: tril, np.triu: triu,
               np.reciprocal: reciprocal, np.logical_and: logical_and,
@@ -131,7 +217,12 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.logical_not: logical_not, np.add: add, np.subtract: subtract,
               np.multiply: multiply, np.divide: divide, np.true_divide: divide,
               np.negative: negative, np.isnan: isnan, np.isinf: isinf,
-              np.isfinite: isfinite, np.nansum: nansum, np.nanmean: nanmean}
+              np.isfinite: isfinite, np.nansum: nansum, np.nanmean: nanmean,
+              np.deg2rad: deg2rad, np.radians: deg2rad, np.rad2deg: rad2deg,
+              np.degrees: rad2deg, np.remainder: remainder, np.heaviside: heaviside,
+              np.rint: rint, np.round: round_, np.around: round_, np.logaddexp2: logaddexp2,
+              np.isclose: isclose, np.allclose: allclose, np.nanmax: nanmax,
+              np.nanmin: nanmin, np.polyval: polyval}
 
 
 def stand_in(fn: object) -> object:

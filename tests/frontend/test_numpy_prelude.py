@@ -45,6 +45,25 @@ def infinite_parts(w, v):
     return np.sum(np.where(np.isfinite(w), w, 0.0) ** 2 * v) + np.sum(np.isinf(w) * v)
 
 
+def angles_and_steps(x, y):
+    return (np.sum(np.deg2rad(x) * y) + np.sum(np.degrees(x) * y) + np.sum(np.radians(y))
+            + np.sum(np.rad2deg(x) ** 2) + np.sum(np.mod(x, 0.3) * y)
+            + np.sum(np.remainder(y, x + 2.0)) + np.sum(np.heaviside(x - 0.5, y) * x)
+            + np.sum(np.heaviside(np.floor(x * 2.0), y)) + np.sum(np.rint(x * 3.0) * y)
+            + np.sum(np.round(x * 10.0) * y) + np.sum(np.around(y, 2) * x))
+
+
+def comparisons_and_polynomials(x, y):
+    close = np.isclose(x, x + 1e-9) & np.isclose(x, y, rtol=0.5, atol=0.1)
+    same = 2.0 if np.allclose(x, x * (1.0 + 1e-12)) else 1.0
+    return (np.sum(np.where(close, x, y)) * same + np.sum(np.logaddexp2(x, y))
+            + np.polyval(y, x[0]) + np.sum(np.polyval(y[:3], x)))
+
+
+def nan_extremes(u, v):
+    return np.nanmax(u * v) - np.nanmin(u) + np.nanmax(v)
+
+
 def _run_with(f, module, *args):
     """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
     g = f.__globals__.copy()
@@ -60,7 +79,9 @@ CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,),
          (flips, (SQ,), (0,)), (ufunc_names, (x, y), (0, 1)),
          (nan_aware, (np.where(y > 0.5, np.nan, x), y), (0, 1)),
          (infinite_parts, (np.where(y > 0.5, np.inf, np.where(y < -0.5, -np.inf, x)), y),
-          (0, 1))]
+          (0, 1)),
+         (angles_and_steps, (x, y), (0, 1)), (comparisons_and_polynomials, (x, y), (0, 1)),
+         (nan_extremes, (np.where(y > 0.5, np.nan, x), y), (0, 1))]
 
 
 @pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
@@ -92,3 +113,41 @@ def test_calls_of_stand_ins_are_cached(tmp_path, monkeypatch) -> None:
     with collecting() as st:
         assert ez.jit(differences, cache=True)(x, X) == pytest.approx(differences(x, X))
     assert "front end" not in {s.name for s in st}
+
+
+ROUNDING = np.array([-2.5, -1.5, -0.5, -0.3, -0.0, 0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 3.7,
+                     -3.7, 1e300, -1e300, np.inf, -np.inf, np.nan, 4503599627370497.0,
+                     2.675, 1234.5678, -55.5, 0.125])
+
+
+def rounded(a, d):
+    return np.round(a, d)
+
+
+def rounded_to_integers(a):
+    return np.rint(a)
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, 3, -1, -2])
+def test_round_is_numpy_s_bit_for_bit(decimals) -> None:
+    got, want = ez.jit(rounded)(ROUNDING, decimals), np.round(ROUNDING, decimals)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 where NumPy's is
+
+
+def test_rint_halves_go_to_even_and_zeros_keep_their_sign() -> None:
+    got = ez.jit(rounded_to_integers)(ROUNDING)
+    np.testing.assert_array_equal(got, np.rint(ROUNDING))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.rint(ROUNDING)))
+    f32 = np.where(np.abs(ROUNDING) > 1e30, np.inf, ROUNDING).astype(np.float32)
+    np.testing.assert_array_equal(ez.jit(rounded_to_integers)(f32), np.rint(f32))
+
+
+def all_nan_extremes(u):
+    return np.nanmax(u), np.nanmin(u)
+
+
+def test_nanmax_of_all_nan_is_nan_and_of_some_is_the_rest_s() -> None:
+    mx, mn = ez.jit(all_nan_extremes)(np.array([np.nan, np.nan]))
+    assert np.isnan(mx) and np.isnan(mn)
+    assert ez.jit(all_nan_extremes)(np.array([np.nan, -3.0, 2.0, np.nan])) == (2.0, -3.0)
