@@ -161,6 +161,9 @@ class CallTyper:
         args = [self.expr_type(a, lenient) for a in e.args]
         if any(a is None for a in args):
             return None
+        refused = numpy_prelude.refusal(fn, args)
+        if refused is not None:
+            raise self.src.error(e, *refused)
         if not is_user_function(fn):
             for a, t in zip(e.args, args, strict=True):
                 if trees.is_container(t) and not (fn in B.LEN and len(args) == 1):

@@ -14,6 +14,8 @@ records for the persistent cache are of the user's names (NumPy's objects), neve
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -210,6 +212,105 @@ def polyval(p, x):
     return y
 
 
+def sort(a):
+    """np.sort(a) of a 1-D array: ascending, NaN last, as NumPy's. A bottom-up merge sort
+    (stable; n log n), so its derivative moves each cotangent to where its element went.
+    The merge picks with a select, not a branch: both candidates are read (at clamped
+    positions) and the comparison decides which is stored and which side moves on (a
+    third of the compile time and two thirds of the gradient time of a branching merge)."""
+    n = a.shape[0]
+    src = a.copy()
+    dst = np.empty_like(src)
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                x = src[min(i, mid - 1)]
+                y = src[min(j, hi - 1)]
+                left = (i < mid) & ((j >= hi) | (x <= y) | (y != y))  # (ties: the left)
+                dst[k] = x if left else y
+                step = int(left)
+                i += step
+                j += 1 - step
+            lo += 2 * width
+        src, dst = dst, src
+        width *= 2
+    return src
+
+
+def argsort(a):
+    """np.argsort(a) of a 1-D array: the indices that sort it (NaN last), stable (NumPy's
+    kind='stable'; its default sort may order equal elements otherwise). `sort`'s merge,
+    moving indices."""
+    n = a.shape[0]
+    src = np.arange(n)
+    dst = np.empty_like(src)
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                p = src[min(i, mid - 1)]
+                q = src[min(j, hi - 1)]
+                x = a[p]
+                y = a[q]
+                left = (i < mid) & ((j >= hi) | (x <= y) | (y != y))
+                dst[k] = p if left else q
+                step = int(left)
+                i += step
+                j += 1 - step
+            lo += 2 * width
+        src, dst = dst, src
+        width *= 2
+    return src
+
+
+def median(a):
+    """np.median(a) of the whole array: the middle element of the sorted elements, or the
+    mean of the two middle ones; NaN when any element is NaN or there is none."""
+    s = sort(a.ravel())
+    n = s.shape[0]
+    if n == 0 or s[n - 1] != s[n - 1]:
+        return np.nan
+    if n % 2 == 1:
+        return s[n // 2] * 1.0
+    return (s[n // 2 - 1] + s[n // 2]) / 2.0
+
+
+def quantile(a, q):
+    """np.quantile(a, q) of the whole array for one q in [0, 1], NumPy's default method
+    ('linear'), computed as NumPy computes it (`_lerp`); NaN when any element is NaN."""
+    s = sort(a.ravel())
+    n = s.shape[0]
+    if n == 0 or s[n - 1] != s[n - 1]:
+        return np.nan
+    at = (n - 1) * q
+    below = np.floor(at)
+    lo = int(below)
+    hi = min(lo + 1, n - 1)
+    gamma = at - below
+    x = s[lo] * 1.0
+    y = s[hi] * 1.0
+    diff = y - x
+    if gamma >= 0.5:
+        return y - diff * (1.0 - gamma)
+    return x + diff * gamma
+
+
+def percentile(a, q):
+    """np.percentile(a, q) of the whole array for one q in [0, 100]: quantile(a, q / 100)."""
+    return quantile(a, q / 100.0)
+
+
 _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.flipud: flipud, np.fliplr: fliplr, np.tril: tril, np.triu: triu,
               np.reciprocal: reciprocal, np.logical_and: logical_and,
@@ -222,7 +323,36 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.degrees: rad2deg, np.remainder: remainder, np.heaviside: heaviside,
               np.rint: rint, np.round: round_, np.around: round_, np.logaddexp2: logaddexp2,
               np.isclose: isclose, np.allclose: allclose, np.nanmax: nanmax,
-              np.nanmin: nanmin, np.polyval: polyval}
+              np.nanmin: nanmin, np.polyval: polyval, np.sort: sort, np.argsort: argsort,
+              np.median: median, np.quantile: quantile, np.percentile: percentile}
+
+
+#: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
+#: the positions that must be numbers): calls outside them are refused at the call
+_SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] = {
+    sort: ("np.sort", (1,), ()), argsort: ("np.argsort", (1,), ()),
+    quantile: ("np.quantile", (None, None), (1,)),
+    percentile: ("np.percentile", (None, None), (1,)),
+}
+
+
+def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
+    """(message, hint) when the stand-in `fn` cannot compute NumPy's result for arguments
+    of these types (an array of another rank, an array where it takes one number)."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        return None
+    name, ranks, numbers = sig
+    for k, t in enumerate(arg_types):
+        ndim = getattr(t, "ndim", None)
+        if k in numbers and ndim is not None:
+            return (f"{name}(a, q) with an array q is not supported",
+                    f"one number q: {name}(a, q) for each q")
+        want = ranks[k] if k < len(ranks) else None
+        if want is not None and ndim is not None and ndim != want:
+            return (f"{name} of a {ndim}-D array is not supported (it sorts 1-D arrays)",
+                    f"{name}(x) of a 1-D x; a loop over rows for x[i]")
+    return None
 
 
 def stand_in(fn: object) -> object:

@@ -64,6 +64,11 @@ def nan_extremes(u, v):
     return np.nanmax(u * v) - np.nanmin(u) + np.nanmax(v)
 
 
+def order_statistics(x, w):
+    return (np.sum(np.sort(x) * w) + np.median(x) * 2.0 + np.percentile(x, 30.0)
+            + np.quantile(x, 0.8) + np.sum(x[np.argsort(w)] * w) + np.median(x[1:]))
+
+
 def _run_with(f, module, *args):
     """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
     g = f.__globals__.copy()
@@ -81,7 +86,8 @@ CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,),
          (infinite_parts, (np.where(y > 0.5, np.inf, np.where(y < -0.5, -np.inf, x)), y),
           (0, 1)),
          (angles_and_steps, (x, y), (0, 1)), (comparisons_and_polynomials, (x, y), (0, 1)),
-         (nan_extremes, (np.where(y > 0.5, np.nan, x), y), (0, 1))]
+         (nan_extremes, (np.where(y > 0.5, np.nan, x), y), (0, 1)),
+         (order_statistics, (y, x), (0, 1))]
 
 
 @pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
@@ -151,3 +157,81 @@ def test_nanmax_of_all_nan_is_nan_and_of_some_is_the_rest_s() -> None:
     mx, mn = ez.jit(all_nan_extremes)(np.array([np.nan, np.nan]))
     assert np.isnan(mx) and np.isnan(mn)
     assert ez.jit(all_nan_extremes)(np.array([np.nan, -3.0, 2.0, np.nan])) == (2.0, -3.0)
+
+
+def sorted_copy(a):
+    return np.sort(a)
+
+
+def sorting_indices(a):
+    return np.argsort(a)
+
+
+def order_values(a, q):
+    return np.median(a), np.quantile(a, q), np.percentile(a, q * 100.0)
+
+
+# (one compiled function per dtype for all the cases below)
+SORTED, INDICES, ORDER_VALUES = ez.jit(sorted_copy), ez.jit(sorting_indices), ez.jit(order_values)
+
+
+def _orderings():
+    rng = np.random.default_rng(3)
+    ties = rng.integers(0, 4, 37).astype(float)
+    nans = rng.standard_normal(12)
+    nans[[2, 5, 11]] = np.nan
+    return [rng.standard_normal(n) for n in (0, 1, 2, 3, 8, 33, 100)] + [
+        ties, nans, np.array([0.0, -0.0, 1.0, -np.inf, np.inf]),
+        rng.standard_normal(9).astype(np.float32), rng.integers(-5, 5, 17)]
+
+
+@pytest.mark.parametrize("a", _orderings(), ids=lambda a: f"{a.dtype}[{a.size}]")
+def test_sort_and_argsort_are_numpy_s_stable_ones(a) -> None:
+    got = SORTED(a)
+    assert got.dtype == a.dtype
+    np.testing.assert_array_equal(got, np.sort(a))  # NaN last, as NumPy's
+    np.testing.assert_array_equal(INDICES(a), np.argsort(a, kind="stable"))
+
+
+@pytest.mark.parametrize("a", [a for a in _orderings() if a.size],
+                         ids=lambda a: f"{a.dtype}[{a.size}]")
+@pytest.mark.parametrize("q", [0.0, 0.25, 0.5, 0.7, 1.0])
+def test_median_quantile_and_percentile_are_numpy_s_bit_for_bit(a, q) -> None:
+    with np.errstate(invalid="ignore"):  # (inf - inf in NumPy's interpolation: NaN, as ours)
+        want = (np.median(a), np.quantile(a, q), np.percentile(a, q * 100.0))
+    for g, w in zip(ORDER_VALUES(a, q), want, strict=True):
+        assert g == w or (np.isnan(g) and np.isnan(w)), (g, w)
+
+
+def test_the_median_of_nothing_is_nan() -> None:
+    assert np.isnan(ORDER_VALUES(np.zeros(0), 0.5)[0])
+
+
+def weighted_order(x, w):
+    return np.sort(x) * w
+
+
+def test_sort_in_forward_mode_and_as_a_jacobian_is_a_permutation() -> None:
+    x, w = RNG.standard_normal(6), RNG.standard_normal(6)
+    order = np.argsort(x)
+    jac = ez.jacrev(sorted_copy)(x)
+    np.testing.assert_array_equal(jac, np.eye(6)[order])
+    np.testing.assert_array_equal(ez.jacfwd(sorted_copy)(x), jac)
+    value, tangent = ez.jvp(weighted_order, (x, w), (np.arange(6.0), np.zeros(6)))
+    np.testing.assert_array_equal(value, np.sort(x) * w)
+    np.testing.assert_array_equal(tangent, order * w)
+
+
+def sort_rows(X):
+    return np.sum(np.sort(X))
+
+
+def many_quantiles(x, q):
+    return np.sum(np.quantile(x, q))
+
+
+def test_sorting_an_array_of_another_rank_or_many_quantiles_is_refused_at_the_call() -> None:
+    with pytest.raises(FrontendError, match="np.sort of a 2-D array is not supported"):
+        ez.jit(sort_rows)(X)
+    with pytest.raises(FrontendError, match="np.quantile\\(a, q\\) with an array q"):
+        ez.jit(many_quantiles)(x, np.array([0.1, 0.9]))
