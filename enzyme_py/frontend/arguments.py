@@ -79,11 +79,12 @@ def bind(src: Any, call: ast.Call, fn: object, n_positional: int) -> list[Bindin
             raise src.error(call, f"{fname}() missing argument '{name}'",
                             f"its parameters: {', '.join(names)}")
         value = defaults[name]
-        if isinstance(value, bool | int | float) and not isinstance(value, _NotConstant):
-            out[k] = Binding(default=value)
+        if value is None or isinstance(value, bool | int | float) and \
+                not isinstance(value, _NotConstant):
+            out[k] = Binding(default=value)  # (None: a compile-time value)
         else:
             raise src.error(call, f"the default of {fname}()'s parameter '{name}' is not a "
-                            "number", f"pass '{name}' explicitly")
+                            "number or None", f"pass '{name}' explicitly")
     return out  # type: ignore[return-value]
 
 

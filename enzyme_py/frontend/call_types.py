@@ -229,6 +229,8 @@ class CallTyper:
                 t = args[bnd.index]
             elif bnd.keyword is not None:
                 t = self.expr_type(bnd.keyword, lenient)
+            elif bnd.default is None:
+                t = NONE
             else:
                 t = _constant_type(bnd.default, e, self.src)
             if t is None:

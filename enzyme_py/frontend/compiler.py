@@ -22,7 +22,14 @@ from collections.abc import Callable
 
 from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.custom import CustomRule
-from enzyme_py.frontend import iteration, recursion_guard, tree_loops, tree_values, versioning
+from enzyme_py.frontend import (
+    iteration,
+    recursion_guard,
+    static_conditions,
+    tree_loops,
+    tree_values,
+    versioning,
+)
 from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views, writes
@@ -87,7 +94,7 @@ def ir_params(arg_types: tuple[FType, ...], names: list[str]) -> list[tuple[T.Ty
             out.append((t.ir, n))
         elif isinstance(t, Tree):  # its leaves, named after their paths (`params.W`)
             out.extend(tree_values.ir_params(t, n))
-        else:
+        elif not isinstance(t, NoneType):  # (None is known at compile time: no parameter)
             raise FrontendError(f"argument {n} of type {t} is not supported")
     return out
 
@@ -178,6 +185,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                                        ("param", n)), initial=True)
             elif isinstance(t, Tree):
                 self.store_var(n, tree_values.param_value(self, t, n, args), initial=True)
+            elif isinstance(t, NoneType):
+                self.store_var(n, None, initial=True)
             else:
                 assert isinstance(t, Scalar)
                 self.store_var(n, SVal(t, next(args)))
@@ -453,6 +462,10 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         return b.phi(T.PTR, [(val.ptr, take), (copied, copy_end)], name="returned")
 
     def stmt_If(self, s: ast.If) -> None:
+        decided = static_conditions.truth(s.test, self.typer.static_type)
+        if isinstance(decided, bool):  # known from the types: only that branch exists
+            self.block(s.body if decided else s.orelse)
+            return
         cond = self.condition(s.test)
         then, done = self.new_block("if.then"), self.new_block("if.end")
         other = self.new_block("if.else") if s.orelse else done

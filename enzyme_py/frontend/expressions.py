@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-from enzyme_py.frontend import domain_checks, tree_values
+from enzyme_py.frontend import domain_checks, static_conditions, tree_values
 from enzyme_py.frontend.arrays import elementwise, views
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.ftypes import (
@@ -112,8 +112,10 @@ class ExpressionCompiler:
 
     # --- leaves -------------------------------------------------------------------------------
 
-    def expr_Constant(self, e: ast.Constant) -> SVal:
+    def expr_Constant(self, e: ast.Constant) -> SVal | None:
         t = self.typer.expr_type(e)
+        if e.value is None:
+            return None  # (None is a compile-time value: see `static_conditions`)
         assert isinstance(t, Scalar)
         return const(t, e.value)
 
@@ -346,6 +348,10 @@ class ExpressionCompiler:
 
     def expr_Compare(self, e: ast.Compare) -> Any:
         t = self.typer.expr_type(e)
+        if static_conditions.is_none_test(e):
+            decided = static_conditions.truth(e, self.typer.static_type)
+            assert isinstance(decided, bool)
+            return const(BOOL, decided)
         if isinstance(t, Array):
             return elementwise.compare(self, e.ops[0], self.expr(e.left),
                                        self.expr(e.comparators[0]), e)
@@ -388,7 +394,10 @@ class ExpressionCompiler:
         self.b.position_at_end(done)
         return SVal(BOOL, self.b.load(T.I1, result))
 
-    def expr_IfExp(self, e: ast.IfExp) -> SVal:
+    def expr_IfExp(self, e: ast.IfExp) -> Any:
+        decided = static_conditions.truth(e.test, self.typer.static_type)
+        if isinstance(decided, bool):  # known from the types: only that side exists
+            return self.expr(e.body if decided else e.orelse)
         t = self.typer.expr_type(e)
         if not isinstance(t, Scalar):
             raise self.src.error(e, "conditional expressions must give numbers")

@@ -19,6 +19,7 @@ from enzyme_py.frontend import (
     iteration,
     local_functions,
     static_bindings,
+    static_conditions,
     tree_comprehensions,
     tree_loops,
     trees,
@@ -99,7 +100,7 @@ class Typer(CallTyper, TreeTyper):
         # names bound at compile time: containers, and the variables of unrolled loops over
         # children of different types (see `static_bindings`, `tree_loops`)
         self.static_names: set[str] = {p for p, t in arg_types.items()
-                                       if trees.is_container(t)}
+                                       if trees.is_container(t) or isinstance(t, NoneType)}
         self.static_keys: dict[str, object] = {}  # the keys of unrolled loops, while typed
         self.key_names: set[str] = set()  # names bound to a dict's str keys (no values)
         self.unrolled: set[int] = set()  # ids of the `for` loops over containers
@@ -186,12 +187,35 @@ class Typer(CallTyper, TreeTyper):
     def _block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:
             self._stmt(s)
+            if isinstance(s, ast.If) and self._taken_branch_leaves(s):
+                return  # (the rest is never reached: the compiler does not compile it)
+
+    def _taken_branch_leaves(self, s: ast.If) -> bool:
+        """Is `s` an `if` decided at compile time whose branch always returns (or breaks
+        out, or continues)?"""
+        decided = static_conditions.truth(s.test, self.static_type)
+        return isinstance(decided, bool) and self._always_leaves(
+            s.body if decided else s.orelse)
+
+    def _always_leaves(self, stmts: list[ast.stmt]) -> bool:
+        for s in stmts:
+            if isinstance(s, ast.Return | ast.Break | ast.Continue):
+                return True
+            if isinstance(s, ast.If):
+                if self._taken_branch_leaves(s):
+                    return True
+                decided = static_conditions.truth(s.test, self.static_type)
+                if decided is None and s.orelse and self._always_leaves(s.body) and \
+                        self._always_leaves(s.orelse):
+                    return True
+        return False
 
     def _assign_name(self, name: str, t: FType | None, node: ast.AST) -> None:
         if t is None:
             return
         old = self.env.get(name)
-        if name in self.static_names or trees.is_container(t) or trees.is_container(old):
+        if name in self.static_names or trees.is_container(t) or trees.is_container(old) \
+                or isinstance(t, NoneType):
             self.static_names.add(name)
             self.env[name] = t  # bound at compile time: the latest binding's type
             return
@@ -247,7 +271,16 @@ class Typer(CallTyper, TreeTyper):
                 self._for_over_array(s)
             self._block(s.body)
             self._block(s.orelse)
-        elif isinstance(s, (ast.While, ast.If)):
+        elif isinstance(s, ast.If):
+            decided = static_conditions.truth(s.test, self.static_type)
+            if decided is static_conditions.PENDING:
+                return  # (an operand is not typed yet: the fixpoint comes back)
+            if decided is None:
+                self._block(s.body)
+                self._block(s.orelse)
+            else:
+                self._block(s.body if decided else s.orelse)
+        elif isinstance(s, ast.While):
             self._block(s.body)
             self._block(s.orelse)
         elif isinstance(s, ast.FunctionDef) and s.name in self.local_functions:
@@ -328,6 +361,11 @@ class Typer(CallTyper, TreeTyper):
 
     # --- expressions --------------------------------------------------------------------------
 
+    def static_type(self, e: ast.expr) -> FType | None:
+        """The type of an operand of a test decided at compile time (`static_conditions`):
+        None when it is not typed yet."""
+        return self.expr_type(e, lenient=True)
+
     def expr_type(self, e: ast.expr, lenient: bool = False) -> FType | None:
         """The type of `e`; with `lenient`, None when a variable is not typed yet."""
         if isinstance(e, ast.Constant):
@@ -338,6 +376,8 @@ class Typer(CallTyper, TreeTyper):
                 return I64
             if isinstance(v, float):
                 return F64
+            if v is None:
+                return NONE
             raise self.src.error(e, f"constant {v!r} of type {type(v).__name__} is not supported",
                                  "int, float and bool constants")
         if isinstance(e, ast.Name):
@@ -387,6 +427,12 @@ class Typer(CallTyper, TreeTyper):
                 raise self.src.error(e, _AMBIGUOUS_BOOL.format(op="-"), _BOOL_HINT)
             return I64 if t == BOOL else t
         if isinstance(e, ast.Compare):
+            if any(isinstance(op, ast.Is | ast.IsNot) for op in e.ops):
+                if not static_conditions.is_none_test(e):
+                    raise self.src.error(e, "'is' and 'is not' compare with None only",
+                                         "==, != for numbers; v is None, v is not None")
+                decided = static_conditions.truth(e, self.static_type)
+                return None if decided is static_conditions.PENDING else BOOL
             subs = [e.left, *e.comparators]
             types = [self.expr_type(sub, lenient) for sub in subs]
             if any(isinstance(t, Array) for t in types):
@@ -415,6 +461,11 @@ class Typer(CallTyper, TreeTyper):
                                          "comparisons of numbers")
             return BOOL
         if isinstance(e, ast.IfExp):
+            decided = static_conditions.truth(e.test, self.static_type)
+            if decided is static_conditions.PENDING:
+                return None
+            if decided is not None:
+                return self.expr_type(e.body if decided else e.orelse, lenient)
             a = self.expr_type(e.body, lenient)
             b = self.expr_type(e.orelse, lenient)
             if a is None or b is None:
