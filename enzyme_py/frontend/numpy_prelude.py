@@ -311,6 +311,38 @@ def percentile(a, q):
     return quantile(a, q / 100.0)
 
 
+def trapezoid(y, x=None, dx=1.0):
+    """np.trapezoid(y, x, dx) along the last axis: NumPy's sum of d * (y[1:] + y[:-1]) / 2,
+    d the differences of x (1-D, or y's shape), else dx."""
+    if x is None:
+        return np.sum(dx * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+    return np.sum((x[..., 1:] - x[..., :-1]) * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+
+
+def cross(a, b):
+    """np.cross(a, b) of 3-vectors along the last axis (broadcast over the others)."""
+    c0 = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    c1 = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    c2 = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    if a.ndim == 1 and b.ndim == 1:
+        return np.array([c0, c1, c2])
+    return np.stack((c0, c1, c2), axis=-1)
+
+
+def kron(a, b):
+    """np.kron(a, b) of two vectors or two matrices: the blocks a[i, j] * b."""
+    if a.ndim == 1:
+        return (a[:, None] * b[None, :]).reshape(a.shape[0] * b.shape[0])
+    return (a[:, None, :, None] * b[None, :, None, :]).reshape(
+        a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
+
+
+def take(a, indices):
+    """np.take(a, indices) without axis: elements of the flattened array (an index or an
+    integer array of them; negative ones count from the end)."""
+    return a.ravel()[indices]
+
+
 _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.flipud: flipud, np.fliplr: fliplr, np.tril: tril, np.triu: triu,
               np.reciprocal: reciprocal, np.logical_and: logical_and,
@@ -324,7 +356,8 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.rint: rint, np.round: round_, np.around: round_, np.logaddexp2: logaddexp2,
               np.isclose: isclose, np.allclose: allclose, np.nanmax: nanmax,
               np.nanmin: nanmin, np.polyval: polyval, np.sort: sort, np.argsort: argsort,
-              np.median: median, np.quantile: quantile, np.percentile: percentile}
+              np.median: median, np.quantile: quantile, np.percentile: percentile,
+              np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take}
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -333,6 +366,7 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     sort: ("np.sort", (1,), ()), argsort: ("np.argsort", (1,), ()),
     quantile: ("np.quantile", (None, None), (1,)),
     percentile: ("np.percentile", (None, None), (1,)),
+    kron: ("np.kron", (None, None), ()),
 }
 
 
@@ -343,6 +377,11 @@ def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
     if sig is None:
         return None
     name, ranks, numbers = sig
+    if fn is kron:
+        dims = [getattr(t, "ndim", 0) for t in arg_types]
+        if len(dims) == 2 and (dims[0] != dims[1] or dims[0] not in (1, 2)):
+            return (f"np.kron of arrays of ranks {dims[0]} and {dims[1]} is not supported",
+                    "two vectors or two matrices")
     for k, t in enumerate(arg_types):
         ndim = getattr(t, "ndim", None)
         if k in numbers and ndim is not None:

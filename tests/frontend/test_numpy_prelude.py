@@ -69,6 +69,17 @@ def order_statistics(x, w):
             + np.quantile(x, 0.8) + np.sum(x[np.argsort(w)] * w) + np.median(x[1:]))
 
 
+def integrals(y, x, Y):
+    return (np.trapezoid(y) + np.trapezoid(y, dx=0.5) + np.trapezoid(y, x)
+            + np.sum(np.trapezoid(Y, x) * np.trapezoid(Y)))
+
+
+def products(a, b, A, M):
+    return (np.sum(np.cross(a, b) ** 2) + np.sum(np.cross(A, b) * A)
+            + np.sum(np.kron(a, b) ** 2) + np.sum(np.kron(M, M.T) * 0.5)
+            + np.take(a, 2) + np.sum(np.take(M, np.array([0, 5, -1])) ** 2))
+
+
 def _run_with(f, module, *args):
     """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
     g = f.__globals__.copy()
@@ -87,7 +98,9 @@ CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,),
           (0, 1)),
          (angles_and_steps, (x, y), (0, 1)), (comparisons_and_polynomials, (x, y), (0, 1)),
          (nan_extremes, (np.where(y > 0.5, np.nan, x), y), (0, 1)),
-         (order_statistics, (y, x), (0, 1))]
+         (order_statistics, (y, x), (0, 1)),
+         (integrals, (y, np.cumsum(x), np.outer(x[:4], y)), (0, 1, 2)),
+         (products, (y[:3], x[:3], X[:, :3], X[:2]), (0, 1, 2, 3))]
 
 
 @pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
@@ -235,3 +248,12 @@ def test_sorting_an_array_of_another_rank_or_many_quantiles_is_refused_at_the_ca
         ez.jit(sort_rows)(X)
     with pytest.raises(FrontendError, match="np.quantile\\(a, q\\) with an array q"):
         ez.jit(many_quantiles)(x, np.array([0.1, 0.9]))
+
+
+def kron_of_a_vector_and_a_matrix(v, M):
+    return np.sum(np.kron(v, M))
+
+
+def test_kron_of_arrays_of_different_ranks_is_refused_at_the_call() -> None:
+    with pytest.raises(FrontendError, match="np.kron of arrays of ranks 1 and 2"):
+        ez.jit(kron_of_a_vector_and_a_matrix)(x, X)
