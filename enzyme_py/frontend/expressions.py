@@ -509,7 +509,11 @@ class ExpressionCompiler:
         i = b.load(T.I64, slot)
         b.condbr(b.icmp("slt", i, count), loop, done)
         b.position_at_end(loop)
-        body(i)
+        self.loop_depth += 1
+        try:
+            body(i)
+        finally:
+            self.loop_depth -= 1
         b.store(b.add(i, ConstantInt(T.I64, 1), flags=("nsw",)), slot)
         b.br(head)
         b.position_at_end(done)

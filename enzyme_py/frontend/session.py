@@ -92,6 +92,8 @@ class CompileSession:
     optimistic: bool = False
     retry_site: int = 0
     retrying: set[Function] = field(default_factory=set)
+    # functions that may leave with a failure recorded (a check of theirs, or a callee's)
+    failing: set[Function] = field(default_factory=set)
     _serial: int = 0
 
     @property
