@@ -213,40 +213,20 @@ def polyval(p, x):
 
 
 def sort(a):
-    """np.sort(a) of a 1-D array: ascending, NaN last, as NumPy's. A bottom-up merge sort
-    (stable; n log n), so its derivative moves each cotangent to where its element went.
-    The merge picks with a select, not a branch: both candidates are read (at clamped
-    positions) and the comparison decides which is stored and which side moves on (a
-    third of the compile time and two thirds of the gradient time of a branching merge)."""
-    n = a.shape[0]
-    src = a.copy()
-    dst = np.empty_like(src)
-    width = 1
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i = lo
-            j = mid
-            for k in range(lo, hi):
-                x = src[min(i, mid - 1)]
-                y = src[min(j, hi - 1)]
-                left = (i < mid) & ((j >= hi) | (x <= y) | (y != y))  # (ties: the left)
-                dst[k] = x if left else y
-                step = int(left)
-                i += step
-                j += 1 - step
-            lo += 2 * width
-        src, dst = dst, src
-        width *= 2
-    return src
+    """np.sort(a) of a 1-D array: ascending, NaN last, as NumPy's: `a[argsort(a)]`. The
+    order is found on integers only, so a gradient keeps no record of the merges (1e5
+    elements: 5 MB of heap instead of 80 MB for a merge that moves the values) and moves each
+    cotangent to where its element went."""
+    return a[argsort(a)]
 
 
 def argsort(a):
     """np.argsort(a) of a 1-D array: the indices that sort it (NaN last), stable (NumPy's
-    kind='stable'; its default sort may order equal elements otherwise). `sort`'s merge,
-    moving indices."""
+    kind='stable'; its default sort may order equal elements otherwise). A bottom-up merge
+    sort (n log n) of indices. The merge picks with a select, not a branch: both candidates
+    are read (at clamped positions) and the comparison decides which is stored and which
+    side moves on (a third of the compile time and two thirds of the gradient time of a
+    branching merge)."""
     n = a.shape[0]
     src = np.arange(n)
     dst = np.empty_like(src)
