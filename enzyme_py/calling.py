@@ -237,7 +237,7 @@ class ErrorRecord:
         if site.what == RETRY:
             raise ChecksNeeded
         where = f"{site.filename}:{site.line}: {site.source}"
-        kind, text = _FAILURES.get(site.what, (RuntimeError, "{what} failed ({i}, {e})"))
+        kind, text = failure_of(site.what)
         if site.what == "array size" and index >= 0:
             kind, text = MemoryError, "array of {i} elements is too large"
         raise kind(text.format(i=index, e=extent, axis=site.axis, axis1=site.axis + 1,
@@ -295,6 +295,16 @@ _FAILURES: dict[str, tuple[type[Exception], str]] = {
     "float to integer overflow": (OverflowError, "cannot convert float infinity or a float "
                                                  "outside the int64 range to integer"),
 }
+
+
+def failure_of(what: str) -> tuple[type[Exception], str]:
+    """The exception class and message template of a failed check of kind `what`."""
+    from enzyme_py.frontend.raises import failure
+
+    raised = failure(what)  # (a `raise` or `assert` of the source)
+    if raised is not None:
+        return raised
+    return _FAILURES.get(what, (RuntimeError, "{what} failed ({i}, {e})"))
 
 
 def error_record(jm: Any, session: CompileSession) -> ErrorRecord | None:

@@ -24,6 +24,7 @@ from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import (
     iteration,
+    raises,
     recursion_guard,
     static_conditions,
     tree_loops,
@@ -461,6 +462,12 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         b.br(done)
         b.position_at_end(done)
         return b.phi(T.PTR, [(val.ptr, take), (copied, copy_end)], name="returned")
+
+    def stmt_Raise(self, s: ast.Raise) -> None:
+        raises.compile_raise(self, s)
+
+    def stmt_Assert(self, s: ast.Assert) -> None:
+        raises.compile_assert(self, s)
 
     def stmt_If(self, s: ast.If) -> None:
         decided = static_conditions.truth(s.test, self.typer.static_type)

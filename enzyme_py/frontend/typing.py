@@ -199,7 +199,7 @@ class Typer(CallTyper, TreeTyper):
 
     def _always_leaves(self, stmts: list[ast.stmt]) -> bool:
         for s in stmts:
-            if isinstance(s, ast.Return | ast.Break | ast.Continue):
+            if isinstance(s, ast.Return | ast.Break | ast.Continue | ast.Raise):
                 return True
             if isinstance(s, ast.If):
                 if self._taken_branch_leaves(s):

@@ -293,3 +293,50 @@ def test_jax_raises_the_same_builtin_classes() -> None:
         jax.grad(lambda x: x, argnums=3)(1.0)
     with pytest.raises(TypeError):
         ez.grad(sum_squares, argnums=3)(X)
+
+
+# --- raise and assert in compiled code (`frontend/raises.py`) --------------------------------
+
+
+def _checked_log(x):
+    if x <= 0.0:
+        raise ValueError("x must be positive, not {x}")  # (braces kept as written)
+    return np.log(x)
+
+
+def _all_positive_log(x):
+    assert np.all(x > 0.0), "every element must be positive"
+    return np.sum(np.log(x))
+
+
+def _singular(a):
+    if a[0] * a[3] - a[1] * a[2] == 0.0:
+        raise np.linalg.LinAlgError
+    return 1.0 / (a[0] * a[3] - a[1] * a[2])
+
+
+@pytest.mark.parametrize("call", [ez.jit, ez.grad, ez.value_and_grad])
+def test_raise_and_assert_raise_their_class_and_message_at_their_line(call) -> None:
+    assert call(_checked_log)(2.0) is not None
+    with pytest.raises(ValueError, match=r"^x must be positive, not \{x\}\n  at .*"
+                       r"test_exceptions.py:\d+: raise ValueError"):
+        call(_checked_log)(-1.0)
+    with pytest.raises(AssertionError, match=r"^every element must be positive\n  at .*"
+                       r"assert np.all"):
+        call(_all_positive_log)(np.array([1.0, -2.0]))
+    with pytest.raises(np.linalg.LinAlgError, match=r"^\n  at .*raise np.linalg.LinAlgError"):
+        call(_singular)(np.array([1.0, 2.0, 2.0, 4.0]))
+
+
+def test_code_guarded_by_a_raise_has_the_gradient_of_the_path_taken() -> None:
+    np.testing.assert_allclose(ez.grad(_all_positive_log)(np.array([1.0, 4.0])), [1.0, 0.25])
+    assert ez.grad(_checked_log)(4.0) == pytest.approx(0.25)
+
+
+def test_a_raise_site_s_message_under_jax_keeps_its_braces() -> None:
+    from enzyme_py.frontend import ErrorSite
+    from enzyme_py.jax.messages import site_messages
+
+    site = ErrorSite("f.py", 3, "raise ValueError(...)", "raise:ValueError:bad {i} value", 0)
+    assert site_messages([site])[0].text == \
+        "ValueError: bad {i} value\n  at f.py:3: raise ValueError(...)"

@@ -79,3 +79,17 @@ def test_no_compiled_form_keeps_a_global_record():
         assert plan.error_param and plan.error_global is None
         assert plan.params[-1].kind == "record" and plan.param_types[-1] == "ptr"
         assert "enzyme_py.error" not in plan.text
+
+
+def positive_log(x):
+    assert np.all(x >= 0.0), "x must not be negative (100%)"
+    return np.sum(np.log(x))
+
+
+def test_an_assert_of_the_source_raises_its_message_under_jit():
+    f = jax.jit(jax.grad(ezjax.primitive(positive_log)))
+    with pytest.raises(jax.errors.JaxRuntimeError,
+                       match=r"AssertionError: x must not be negative \(100%\)\n  at .*"
+                             r"test_errors.py:\d+: assert np.all"):
+        f(-X).block_until_ready()
+    np.testing.assert_allclose(f(X), 1.0 / X, rtol=1e-6)
