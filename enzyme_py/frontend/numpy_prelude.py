@@ -291,6 +291,18 @@ def percentile(a, q):
     return quantile(a, q / 100.0)
 
 
+def average(a, weights=None):
+    """np.average(a, weights) of the whole array: the mean, or sum(a * w) / sum(w)."""
+    if weights is None:
+        return np.mean(a)
+    if a.ndim != weights.ndim or a.size != weights.size:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    scale = np.sum(weights)
+    if scale == 0.0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return np.sum(a * weights) / scale
+
+
 def trapezoid(y, x=None, dx=1.0):
     """np.trapezoid(y, x, dx) along the last axis: NumPy's sum of d * (y[1:] + y[:-1]) / 2,
     d the differences of x (1-D, or y's shape), else dx."""
@@ -337,7 +349,8 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.isclose: isclose, np.allclose: allclose, np.nanmax: nanmax,
               np.nanmin: nanmin, np.polyval: polyval, np.sort: sort, np.argsort: argsort,
               np.median: median, np.quantile: quantile, np.percentile: percentile,
-              np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take}
+              np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take,
+              np.average: average}
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;

@@ -80,6 +80,11 @@ def products(a, b, A, M):
             + np.take(a, 2) + np.sum(np.take(M, np.array([0, 5, -1])) ** 2))
 
 
+def averages(x, y, X):
+    return np.average(x) + np.average(x, weights=y * y + 0.1) + np.average(X, None) \
+        + np.average(X, weights=X * X)
+
+
 def _run_with(f, module, *args):
     """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
     g = f.__globals__.copy()
@@ -100,7 +105,8 @@ CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,),
          (nan_extremes, (np.where(y > 0.5, np.nan, x), y), (0, 1)),
          (order_statistics, (y, x), (0, 1)),
          (integrals, (y, np.cumsum(x), np.outer(x[:4], y)), (0, 1, 2)),
-         (products, (y[:3], x[:3], X[:, :3], X[:2]), (0, 1, 2, 3))]
+         (products, (y[:3], x[:3], X[:, :3], X[:2]), (0, 1, 2, 3)),
+         (averages, (x, y, X), (0, 1, 2))]
 
 
 @pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
@@ -257,3 +263,14 @@ def kron_of_a_vector_and_a_matrix(v, M):
 def test_kron_of_arrays_of_different_ranks_is_refused_at_the_call() -> None:
     with pytest.raises(FrontendError, match="np.kron of arrays of ranks 1 and 2"):
         ez.jit(kron_of_a_vector_and_a_matrix)(x, X)
+
+
+def weighted_mean(a, w):
+    return np.average(a, weights=w)
+
+
+def test_average_s_errors_are_numpy_s() -> None:
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero, can't be normalized"):
+        ez.jit(weighted_mean)(x, np.zeros_like(x))
+    with pytest.raises(TypeError, match="Axis must be specified when shapes of a and weights"):
+        ez.jit(weighted_mean)(X, x)
