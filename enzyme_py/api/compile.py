@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from enzyme_py.analysis.call_graph import referenced_functions
 from enzyme_py.caches import FunctionCache
 from enzyme_py.config import Config
@@ -69,6 +71,21 @@ def complete_args(f: Callable, args: tuple, kwargs: dict) -> tuple:
     from enzyme_py.frontend.arguments import complete
 
     return complete(f, args, kwargs)
+
+
+def with_defaults(f: Callable, primals: Sequence[Any],
+                  tangents: Sequence[Any] | None = None) -> tuple[tuple, tuple | None]:
+    """Primals with f's defaults filled in (as a call would), tangents with zeros for them
+    (None for a None default: it has no tangent)."""
+    n = len(primals)
+    if n == len(param_names(f)):
+        return tuple(primals), None if tangents is None else tuple(tangents)
+    full = complete_args(f, tuple(primals), {})
+    if tangents is None:
+        return full, None
+    extra = [np.zeros_like(v) if isinstance(v, np.ndarray) else None if v is None else 0.0
+             for v in full[n:]]
+    return full, (*tangents, *extra)
 
 
 def only_export(module: Module, name: str) -> None:

@@ -14,7 +14,12 @@ from typing import Any
 import numpy as np
 
 from enzyme_py.analysis.activities import Activity
-from enzyme_py.api.compile import build_module, complete_args, optimize_before_ad, param_names
+from enzyme_py.api.compile import (
+    build_module,
+    optimize_before_ad,
+    param_names,
+    with_defaults,
+)
 from enzyme_py.api.gradients import grad_cache_of
 from enzyme_py.array_results import carries_arrays
 from enzyme_py.caches import FunctionCache
@@ -106,19 +111,6 @@ class _Checked:
         return self.errors.call(self.native, *args)
 
 
-def _with_defaults(f: Callable, primals: Sequence[Any],
-                   tangents: Sequence[Any] | None = None) -> tuple[tuple, tuple | None]:
-    """Primals with f's defaults filled in (as a call would), tangents with zeros for them."""
-    n = len(primals)
-    if n == len(param_names(f)):
-        return tuple(primals), None if tangents is None else tuple(tangents)
-    full = complete_args(f, tuple(primals), {})
-    if tangents is None:
-        return full, None
-    extra = [np.zeros_like(v) if isinstance(v, np.ndarray) else 0.0 for v in full[n:]]
-    return full, (*tangents, *extra)
-
-
 def _returns_arrays(f: Callable, args: Sequence[Any]) -> bool:
     return carries_arrays(grad_cache_of(f).result_type(args))
 
@@ -146,7 +138,7 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
     """
     if len(primals) != len(tangents):
         raise CallError("jvp: primals and tangents must have the same length")
-    primals, tangents = _with_defaults(f, primals, tangents)  # type: ignore[assignment]
+    primals, tangents = with_defaults(f, primals, tangents)  # type: ignore[assignment]
     if _returns_arrays(f, primals):
         from enzyme_py.api.arrays import array_jvp
 
@@ -182,7 +174,7 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     """Hessian-vector product of scalar `f` at `primals` along `tangents` (forward-over-
     reverse); returns one array/float per argument, like `jax.jvp(jax.grad(f), ...)[1]`."""
     n = len(primals)
-    primals, tangents = _with_defaults(f, primals, tangents)  # type: ignore[assignment]
+    primals, tangents = with_defaults(f, primals, tangents)  # type: ignore[assignment]
     native, types = _forward_native(f, primals, with_gradient=True)
     flat: list[Any] = []
     second: list[Any] = []

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from enzyme_py.api import forward as F
-from enzyme_py.api.compile import flatten_call
+from enzyme_py.api.compile import flatten_call, with_defaults
 from enzyme_py.api.grad import normalize_argnums
 from enzyme_py.api.gradients import grad_cache_of
 from enzyme_py.api.vjp import aux_split, flat_vjp, result_leaves, result_structure, zero_like
@@ -91,7 +91,7 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         return F.jvp(f, primals, tangents)
     if len(primals) != len(tangents):
         raise CallError("jvp: primals and tangents must have the same length")
-    primals, full = F._with_defaults(f, primals, tangents)
+    primals, full = with_defaults(f, primals, tangents)
     assert full is not None
     flat, leaves = flatten_call(f, primals)
     t_leaves = _check_tangents(flat, full, "jvp")
@@ -234,6 +234,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     (`(jacobian, aux)` with `has_aux`)."""
 
     def jac(*args: Any) -> Any:
+        args, _ = with_defaults(f, args)  # (argnums count the arguments given)
         if _plain(args, argnums, has_aux):
             return F.jacfwd(f, argnums)(*args)  # type: ignore[arg-type]
         return _structured_jacobian(f, args, argnums, has_aux, forward=True)
@@ -247,6 +248,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     per result element), like `jax.jacrev`; shapes and nesting as for `jacfwd`."""
 
     def jac(*args: Any) -> Any:
+        args, _ = with_defaults(f, args)  # (argnums count the arguments given)
         if _plain(args, argnums, has_aux):
             return F.jacrev(f, argnums)(*args)  # type: ignore[arg-type]
         return _structured_jacobian(f, args, argnums, has_aux, forward=False)
@@ -267,7 +269,7 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
     if argnums is None and not any(is_container(a) for a in primals):
         return F.hvp(f, primals, tangents)
     n_given = len(primals)
-    primals, _ = F._with_defaults(f, primals)
+    primals, _ = with_defaults(f, primals)
     flat, leaves = flatten_call(f, primals)
     nums = tuple(range(n_given)) if argnums is None else \
         normalize_argnums(argnums, len(primals), flat.__name__)
@@ -292,6 +294,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     Hessian-vector product per column). `(hessian, aux)` with `has_aux`."""
 
     def h(*args: Any) -> Any:
+        args, _ = with_defaults(f, args)  # (argnums count the arguments given)
         if _plain(args, argnums, has_aux):
             (i,) = normalize_argnums(argnums, len(args), getattr(f, "__name__", "f"))
             if isinstance(args[i], np.ndarray):  # vector forward mode over the gradient

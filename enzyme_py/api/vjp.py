@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from enzyme_py.analysis.activities import Activity
-from enzyme_py.api.compile import flatten_call, result_node
+from enzyme_py.api.compile import flatten_call, result_node, with_defaults
 from enzyme_py.api.gradients import (
     GradCache,
     Gradient,
@@ -54,10 +54,16 @@ def vjp(f: Callable, *args: Any, has_aux: bool = False) -> tuple[Any, ...]:
         y, pullback = vjp(layer, W, x)
         dW, dx = pullback(np.ones_like(y))
     """
+    given = len(args)
+    args, _ = with_defaults(f, args)  # (cotangents only for the arguments given)
     if has_aux or any(is_container(a) for a in args):
-        return _structured_vjp(f, args, has_aux)
-    active = float_arguments(args)
-    return flat_vjp(grad_cache_of(f), args, active)
+        out = _structured_vjp(f, args, has_aux)
+    else:
+        out = flat_vjp(grad_cache_of(f), args, float_arguments(args))
+    if len(args) == given:
+        return out
+    pullback = out[1]
+    return (out[0], lambda ct: pullback(ct)[:given], *out[2:])
 
 
 def _structured_vjp(f: Callable, args: Sequence[Any], has_aux: bool) -> tuple[Any, ...]:

@@ -107,3 +107,20 @@ def test_identity_of_other_values_and_arithmetic_on_none_are_refused() -> None:
         ez.jit(same)(1.0, 2.0)
     with pytest.raises(FrontendError, match="arithmetic on None is not supported"):
         ez.jit(none_plus)(V)
+
+
+def scaled(x, s=2.0):
+    return np.sum(x * x) * s
+
+
+@pytest.mark.parametrize("f", [scaled, weighted], ids=["float default", "None default"])
+def test_every_reverse_api_fills_in_defaults_as_a_call_does(f) -> None:
+    x = np.linspace(-1.0, 2.0, 4)
+    k = 2.0 if f is scaled else 1.0  # (f(x) = k * sum(x * x))
+    y, pullback = ez.vjp(f, x)
+    assert y == pytest.approx(k * np.sum(x * x))
+    (ct,) = pullback(1.0)  # (a cotangent for the argument given only)
+    np.testing.assert_allclose(ct, 2 * k * x, rtol=1e-14)
+    np.testing.assert_allclose(ez.jacrev(f)(x), 2 * k * x, rtol=1e-14)
+    np.testing.assert_allclose(ez.jacfwd(f)(x), 2 * k * x, rtol=1e-14)
+    np.testing.assert_allclose(ez.hessian(f)(x), 2 * k * np.eye(4), rtol=1e-14)
