@@ -235,7 +235,7 @@ def _user_call(c: Compiling, e: ast.Call, fn: object, args: list,
             flat.extend(leaves)
     callee = c.session.function_for(fn, tuple(arg_types))
     result = c.b.call(callee, flat)
-    c.pass_on_retry(callee)
+    c.pass_on_retry(callee, e if numpy_prelude.is_stand_in(fn) else None)
     if isinstance(t, Scalar):
         return SVal(t, result)
     if isinstance(t, Tree):

@@ -24,6 +24,7 @@ from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend import (
     iteration,
+    numpy_prelude,
     raises,
     recursion_guard,
     static_conditions,
@@ -51,6 +52,7 @@ from enzyme_py.frontend.ftypes import (
     tree_leaves,
 )
 from enzyme_py.frontend.session import (
+    RETRY,
     Compiled,
     CompileSession,
     ErrorSite,
@@ -667,14 +669,18 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
 
     # --- runtime checks -----------------------------------------------------------------------
 
+    def _site_here(self, node: ast.AST, what: str, axis: int) -> int:
+        """A new error site of kind `what` at `node`'s source line."""
+        line = getattr(node, "lineno", 1)
+        text = self.src.lines[line - 1].strip() if line <= len(self.src.lines) else ""
+        return self.session.add_site(ErrorSite(self.src.filename,
+                                               self.src.first_line + line - 1, text, what,
+                                               axis))
+
     def check(self, ok: Value, node: ast.AST, what: str, index: Value, extent: Value,
               axis: int) -> None:
         """Continue when `ok`; otherwise record the error and leave the function."""
-        line = getattr(node, "lineno", 1)
-        text = self.src.lines[line - 1].strip() if line <= len(self.src.lines) else ""
-        site = self.session.add_site(ErrorSite(self.src.filename,
-                                               self.src.first_line + line - 1, text, what,
-                                               axis))
+        site = self._site_here(node, what, axis)
         good, bad = self.new_block("check.ok"), self.new_block("check.fail")
         self.b.condbr(ok, good, bad)
         self._leave_with_error(Builder(bad), site, index, extent)
@@ -687,19 +693,21 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self._leave_with_error(eb, self.session.retry_site_id(), none, none)
         self.session.retrying.add(self.fn)
 
-    def pass_on_retry(self, callee: Function) -> None:
+    def pass_on_retry(self, callee: Function, stand_in_call: ast.AST | None = None) -> None:
         """After a call of `callee`: if it may leave with the request for the checked copies
         (an optimistic compile), leave too when it did, rather than go on with its zero
         result. Outside every loop, a call of a function that may record an error leaves too
         when it did, keeping the record, so the error raised is the callee's (at its line),
         not a later one that its empty result causes here. Inside a loop only the request
         for the checked copies is passed on: leaving there too would make each loop around
-        such a call a loop with two exits (LSTM's gradient: +25% compile time, 2x slower)."""
+        such a call a loop with two exits (LSTM's gradient: +25% compile time, 2x slower).
+        `stand_in_call`: the call of a NumPy stand-in (`numpy_prelude`); a failure it
+        recorded is reported at this call's line, with its own kind and message."""
         may_fail = callee in self.session.failing or callee in self.session.retrying
         if may_fail:
             self.session.failing.add(self.fn)
         if may_fail and not self.loops and not self.loop_depth:
-            self._pass_on_any_error()
+            self._pass_on_any_error(stand_in_call)
             return
         if callee not in self.session.retrying:
             return
@@ -713,15 +721,25 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.leave_for_retry(Builder(leave))
         b.position_at_end(go_on)
 
-    def _pass_on_any_error(self) -> None:
-        """Leave with the record as it is when it holds a failure (of the call just made)."""
+    def _pass_on_any_error(self, stand_in_call: ast.AST | None = None) -> None:
+        """Leave with the record as it is when it holds a failure (of the call just made);
+        after a stand-in's call, with the failure's site moved to that call's line."""
         b = self.b
         g = self.session.error_global()
-        word = b.load(T.I64, b.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
-                                                                        ConstantInt(T.I64, 0)]))
+        slot = b.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
+                                                          ConstantInt(T.I64, 0)])
+        word = b.load(T.I64, slot)
         leave, go_on = self.new_block("error.pass"), self.new_block("error.none")
         b.condbr(b.icmp("ne", word, ConstantInt(T.I64, 0)), leave, go_on)
         eb = Builder(leave)
+        if stand_in_call is not None:
+            moved: Value = word
+            for k, site in enumerate(list(self.session.sites), start=1):
+                if site.filename == numpy_prelude.__file__ and site.what != RETRY:
+                    here = self._site_here(stand_in_call, site.what, site.axis)
+                    moved = eb.select(eb.icmp("eq", word, ConstantInt(T.I64, k)),
+                                      ConstantInt(T.I64, here), moved)
+            eb.store(moved, slot)
         self.heap.free_live_temporaries(eb)
         if self.ret_slot is not None:
             eb.store(zero(self.fn.return_type), self.ret_slot)

@@ -387,6 +387,11 @@ def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
     return None
 
 
+def is_stand_in(fn: object) -> bool:
+    """Is `fn` a function of this module (a stand-in, or a helper of one)?"""
+    return getattr(fn, "__module__", None) == __name__
+
+
 def stand_in(fn: object) -> object:
     """The function of this module that computes NumPy's `fn`, else `fn` itself."""
     try:

@@ -116,7 +116,10 @@ class Typer(CallTyper, TreeTyper):
             if (dict(self.env), self.return_type, self.shared, self._not_contiguous) == before:
                 break
         if self.return_type is None:
-            self.return_type = NONE
+            # a body that only ever raises (a test the types decide picked a `raise`) never
+            # returns: its calls may have any type, so they take a float's (a gradient of a
+            # caller still compiles, and raises); else the function returns nothing
+            self.return_type = F64 if self._always_leaves(self.fdef.body) else NONE
         self.scoped_names = static_bindings.check(self)
         self.contiguous_vars = {n for n, t in self.env.items()
                                 if isinstance(t, Array) and n not in self._not_contiguous}

@@ -124,3 +124,16 @@ def test_every_reverse_api_fills_in_defaults_as_a_call_does(f) -> None:
     np.testing.assert_allclose(ez.jacrev(f)(x), 2 * k * x, rtol=1e-14)
     np.testing.assert_allclose(ez.jacfwd(f)(x), 2 * k * x, rtol=1e-14)
     np.testing.assert_allclose(ez.hessian(f)(x), 2 * k * np.eye(4), rtol=1e-14)
+
+
+def vector_only(x):
+    if x.ndim != 1:
+        raise ValueError("vector_only takes a vector")
+    return np.sum(x * x)
+
+
+def test_a_branch_that_always_raises_raises_from_jit_and_grad() -> None:
+    np.testing.assert_allclose(ez.grad(vector_only)(V), 2 * V, rtol=1e-14)
+    for call in (ez.jit, ez.grad):
+        with pytest.raises(ValueError, match="^vector_only takes a vector\n  at .*raise"):
+            call(vector_only)(M)  # (for a matrix the body only raises)
