@@ -87,12 +87,15 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
     structure). With `has_aux`, `f` returns `(value, aux)` and the result is
     `(value, tangent, aux)`. Tangents of integers are ignored (JAX's float0)."""
     primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) == len(tangents):  # (a None default makes the call a pytree's)
+        primals, filled = with_defaults(f, primals, tangents)
+        assert filled is not None
+        tangents = filled
     if _plain(primals, 0, has_aux):
         return F.jvp(f, primals, tangents)
     if len(primals) != len(tangents):
         raise CallError("jvp: primals and tangents must have the same length")
-    primals, full = with_defaults(f, primals, tangents)
-    assert full is not None
+    full = tangents
     flat, leaves = flatten_call(f, primals)
     t_leaves = _check_tangents(flat, full, "jvp")
     node = result_structure(grad_cache_of(flat), leaves)

@@ -114,7 +114,7 @@ def scaled(x, s=2.0):
 
 
 @pytest.mark.parametrize("f", [scaled, weighted], ids=["float default", "None default"])
-def test_every_reverse_api_fills_in_defaults_as_a_call_does(f) -> None:
+def test_every_api_fills_in_defaults_as_a_call_does(f) -> None:
     x = np.linspace(-1.0, 2.0, 4)
     k = 2.0 if f is scaled else 1.0  # (f(x) = k * sum(x * x))
     y, pullback = ez.vjp(f, x)
@@ -124,6 +124,8 @@ def test_every_reverse_api_fills_in_defaults_as_a_call_does(f) -> None:
     np.testing.assert_allclose(ez.jacrev(f)(x), 2 * k * x, rtol=1e-14)
     np.testing.assert_allclose(ez.jacfwd(f)(x), 2 * k * x, rtol=1e-14)
     np.testing.assert_allclose(ez.hessian(f)(x), 2 * k * np.eye(4), rtol=1e-14)
+    value, tangent = ez.jvp(f, (x,), (np.ones(4),))
+    assert (value, tangent) == pytest.approx((k * np.sum(x * x), 2 * k * np.sum(x)))
 
 
 def vector_only(x):
