@@ -303,6 +303,49 @@ def average(a, weights=None):
     return np.sum(a * weights) / scale
 
 
+def interp(x, xp, fp, left=None, right=None):
+    """np.interp(x, xp, fp, left, right): the piecewise linear interpolant of the points
+    (xp, fp) (xp increasing) at x, a number or an array; fp[0] / fp[-1] (or left / right)
+    outside. Computed as NumPy computes it; at a knot inside, the gradient is the slope of
+    the segment that starts there (as JAX's)."""
+    low = fp[0] * 1.0 if left is None else left * 1.0
+    high = fp[xp.shape[0] - 1] * 1.0 if right is None else right * 1.0
+    if np.ndim(x) == 0:
+        return _interp_at(x * 1.0, xp, fp, low, high)
+    flat = x.ravel()
+    out = np.empty(flat.shape[0])
+    for i in range(flat.shape[0]):
+        out[i] = _interp_at(flat[i] * 1.0, xp, fp, low, high)
+    return out.reshape(x.shape)
+
+
+def _interp_at(v, xp, fp, low, high):
+    """`interp` at one number v (NumPy's arr_interp: the segment by bisection, its line,
+    then the other end of the segment where that gives NaN)."""
+    n = xp.shape[0]
+    if v > xp[n - 1]:
+        return high
+    if v < xp[0]:
+        return low
+    if v == xp[n - 1]:
+        return fp[n - 1] * 1.0
+    lo = 0
+    hi = n - 1
+    while hi - lo > 1:  # the last j with xp[j] <= v
+        mid = (lo + hi) // 2
+        if xp[mid] <= v:
+            lo = mid
+        else:
+            hi = mid
+    slope = (fp[lo + 1] - fp[lo]) / (xp[lo + 1] - xp[lo])
+    r = slope * (v - xp[lo]) + fp[lo]  # (fp[lo] itself at the knot)
+    if r != r:
+        r = slope * (v - xp[lo + 1]) + fp[lo + 1]
+        if r != r and (fp[lo] == fp[lo + 1] or xp[lo] == v):
+            r = fp[lo] * 1.0
+    return r
+
+
 def trapezoid(y, x=None, dx=1.0):
     """np.trapezoid(y, x, dx) along the last axis: NumPy's sum of d * (y[1:] + y[:-1]) / 2,
     d the differences of x (1-D, or y's shape), else dx."""
@@ -350,7 +393,7 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.nanmin: nanmin, np.polyval: polyval, np.sort: sort, np.argsort: argsort,
               np.median: median, np.quantile: quantile, np.percentile: percentile,
               np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take,
-              np.average: average}
+              np.average: average, np.interp: interp}
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -359,7 +402,7 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     sort: ("np.sort", (1,), ()), argsort: ("np.argsort", (1,), ()),
     quantile: ("np.quantile", (None, None), (1,)),
     percentile: ("np.percentile", (None, None), (1,)),
-    kron: ("np.kron", (None, None), ()),
+    kron: ("np.kron", (None, None), ()), interp: ("np.interp", (None, 1, 1), ()),
 }
 
 

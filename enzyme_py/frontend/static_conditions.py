@@ -1,5 +1,5 @@
-"""Tests that types alone decide: `v is None`, `v is not None`, `x.ndim == 2`, and `not`,
-`and`, `or` of them.
+"""Tests that types alone decide: `v is None`, `v is not None`, `x.ndim == 2`,
+`np.ndim(v) == 0`, and `not`, `and`, `or` of them.
 
 An `if` statement or a conditional expression whose test is one is resolved at compile time:
 only the branch it takes is typed and compiled, and the other may hold code that would not
@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from enzyme_py.frontend.ftypes import Array, FType, NoneType
+from enzyme_py.frontend.ftypes import Array, FType, NoneType, Scalar
 
 
 class _Pending:
@@ -83,7 +83,7 @@ def _is_none(e: ast.expr) -> bool:
 
 
 def _static_int(e: ast.expr, type_of: TypeOf) -> int | None | _Pending:
-    """An integer known from types: a literal, `x.ndim`, `len(x.shape)`."""
+    """An integer known from types: a literal, `x.ndim`, `np.ndim(v)`, `len(x.shape)`."""
     if isinstance(e, ast.Constant) and isinstance(e.value, int) and \
             not isinstance(e.value, bool):
         return e.value
@@ -93,6 +93,12 @@ def _static_int(e: ast.expr, type_of: TypeOf) -> int | None | _Pending:
     array = None
     if isinstance(e, ast.Attribute) and e.attr == "ndim":
         array = e.value
+    elif (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "ndim"
+          and len(e.args) == 1 and not e.keywords):  # np.ndim(v): 0 for a number
+        t = type_of(e.args[0])
+        if t is None:
+            return PENDING
+        return t.ndim if isinstance(t, Array) else 0 if isinstance(t, Scalar) else None
     elif (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len"
           and len(e.args) == 1 and isinstance(e.args[0], ast.Attribute)
           and e.args[0].attr == "shape"):

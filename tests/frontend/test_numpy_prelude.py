@@ -85,6 +85,14 @@ def averages(x, y, X):
         + np.average(X, weights=X * X)
 
 
+KNOTS, HEIGHTS = np.array([0.0, 0.5, 1.2, 2.0, 3.5]), np.array([1.0, -0.5, 2.0, 2.5, 0.0])
+
+
+def interpolated(x, xp, fp):
+    return (np.sum(np.interp(x, xp, fp) ** 2) + np.interp(0.7, xp, fp)
+            + np.sum(np.interp(x.reshape(5, 1), xp, fp, left=-1.0, right=2.0)))
+
+
 def _run_with(f, module, *args):
     """`f`'s source run with `np` bound to `module` (jax.numpy for the reference)."""
     g = f.__globals__.copy()
@@ -106,7 +114,8 @@ CASES = [(differences, (x, X), (0, 1)), (spreads, (x,), (0,)), (triangles, (X,),
          (order_statistics, (y, x), (0, 1)),
          (integrals, (y, np.cumsum(x), np.outer(x[:4], y)), (0, 1, 2)),
          (products, (y[:3], x[:3], X[:, :3], X[:2]), (0, 1, 2, 3)),
-         (averages, (x, y, X), (0, 1, 2))]
+         (averages, (x, y, X), (0, 1, 2)),
+         (interpolated, (np.array([-0.5, 0.5, 1.5, 2.2, 4.0]), KNOTS, HEIGHTS), (0, 1, 2))]
 
 
 @pytest.mark.parametrize("f, args, nums", CASES, ids=[c[0].__name__ for c in CASES])
@@ -278,3 +287,22 @@ def test_average_s_errors_are_numpy_s_at_the_line_of_the_call(call) -> None:
     with pytest.raises(TypeError, match="^Axis must be specified when shapes of a and "
                        "weights differ." + at):
         call(weighted_mean)(X, x)  # (ranks differ: the stand-in can only raise)
+
+
+def interpolate(x, xp, fp):
+    return np.interp(x, xp, fp)
+
+
+def test_interp_is_numpy_s_bit_for_bit_and_its_gradient_at_a_knot_is_jax_s() -> None:
+    xs = np.array([-1.0, 0.0, 0.25, 0.5, 1.0, 1.2, 1.9, 2.0, 3.0, 3.5, 4.0, np.inf, -np.inf])
+    np.testing.assert_array_equal(ez.jit(interpolate)(xs, KNOTS, HEIGHTS),
+                                  np.interp(xs, KNOTS, HEIGHTS))
+    assert ez.jit(interpolate)(2.7, KNOTS, HEIGHTS) == np.interp(2.7, KNOTS, HEIGHTS)
+    at_knots = np.array([0.5, 1.2, 2.0])  # (the slope of the segment starting there)
+    with jax.enable_x64(True):
+        want = jax.grad(lambda v: jnp.sum(jnp.interp(v, KNOTS, HEIGHTS)))(at_knots)
+    np.testing.assert_allclose(ez.grad(lambda_free_sum)(at_knots, KNOTS, HEIGHTS), want)
+
+
+def lambda_free_sum(x, xp, fp):
+    return np.sum(np.interp(x, xp, fp))
