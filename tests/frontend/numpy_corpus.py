@@ -114,6 +114,11 @@ def np_transpose_slice(X):
     return np.sum(np.transpose(X)[1:] ** 2)
 
 
+def diagonal_offsets(X):
+    return np.sum(X.diagonal() ** 2) + np.sum(np.diagonal(X, 1)) + \
+        np.sum(X.diagonal(offset=-1) * X.T.diagonal(1))
+
+
 def swapaxes_3d(T):
     return np.sum(T.swapaxes(0, 2)[0] * T[:, :, 1].T)
 
@@ -1514,6 +1519,8 @@ CASES: list[Case] = [
     Case(newaxis_outer, (vec(4, 5),)),
     Case(dot_T_view, (_X,)),
     Case(np_transpose_slice, (_X,)),
+    Case(diagonal_offsets, (_X,)),
+    Case(diagonal_offsets, (_F,)),
     Case(swapaxes_3d, (_T,)),
     Case(reshape_rows, (_V8,)),
     Case(reshape_minus_one, (_X,)),

@@ -246,6 +246,37 @@ def _diag(call: EmitCall) -> Any:
     return spread_diagonal(c, L.as_lazy(c, x, call.node), k, call.node)
 
 
+_DIAGONAL_USAGE = "np.diagonal(m, offset) / m.diagonal(offset) of a 2-D m, offset a constant"
+
+
+def _diagonal_offset(call: TypeCall | EmitCall) -> int:
+    node = arg_node(call, 1, "offset")
+    k = 0 if node is None else call.constant(node)
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise call_error(call, f"np.diagonal: offset must be an integer constant, got {k!r}",
+                         _DIAGONAL_USAGE, node)
+    return k
+
+
+def _diagonal_type(call: TypeCall) -> FType | None:
+    call.only("offset")
+    t = _array_arg(call, "np.diagonal", 2, _DIAGONAL_USAGE)
+    _diagonal_offset(call)
+    if t is None:
+        return None
+    if t.ndim != 2:
+        raise call.error(f"np.diagonal of a {t.ndim}-D array is not supported",
+                         _DIAGONAL_USAGE)
+    return Array(t.elem, 1)
+
+
+@array_function(np.diagonal, type_rule=_diagonal_type, method="diagonal", view=True)
+def _diagonal(call: EmitCall) -> Any:
+    """np.diagonal(m, offset) / m.diagonal(offset): the offset-th diagonal of a matrix, a
+    view (np.diag's of a matrix)."""
+    return diagonal(call.c, call.c.view(call.args[0], call.node), _diagonal_offset(call))
+
+
 def _min_i64(c: Any, x: Value, y: Value) -> Value:
     if isinstance(x, ConstantInt) and isinstance(y, ConstantInt):
         return ConstantInt(T.I64, min(x.value, y.value))
