@@ -19,14 +19,74 @@ from typing import Any
 import numpy as np
 
 
-def diff(a):
-    """np.diff(a): a[i+1] - a[i] along the last axis (n=1)."""
-    return a[..., 1:] - a[..., :-1]
+def diff(a, n=1):
+    """np.diff(a, n): a[i+1] - a[i] along the last axis, n times."""
+    for _ in range(n):
+        a = a[..., 1:] - a[..., :-1]
+    return a
 
 
 def ptp(a):
     """np.ptp(a): max minus min over all elements."""
     return np.max(a) - np.min(a)
+
+
+def signbit(x):
+    """np.signbit(x): is the sign bit set (-0.0, -inf and a negative NaN included)?"""
+    return np.copysign(1.0, x) < 0.0
+
+
+def float_power(x1, x2):
+    """np.float_power(x1, x2): x1 ** x2 in float64 whatever the inputs' types."""
+    if np.ndim(x1) == 0:
+        return np.power(float(x1), x2 * 1.0)
+    return np.power(x1.astype(np.float64), x2 * 1.0)
+
+
+def logspace(start, stop, num=50, base=10.0):
+    """np.logspace(start, stop, num, base): base ** np.linspace(start, stop, num)."""
+    return np.power(base, np.linspace(start, stop, num))
+
+
+def atleast_1d(a):
+    """np.atleast_1d(a) of one argument: a number as a 1-element array, an array as it is."""
+    if np.ndim(a) == 0:
+        return np.array([a])
+    return a
+
+
+def atleast_2d(a):
+    """np.atleast_2d(a) of one argument: a vector as one row, a number as a 1 x 1 array."""
+    if np.ndim(a) == 0:
+        return np.array([[a]])
+    if np.ndim(a) == 1:
+        return a[None, :]
+    return a
+
+
+def searchsorted(a, v):
+    """np.searchsorted(a, v) (side 'left') of a sorted 1-D a: where v would go to keep it
+    sorted, for a number or each element of an array (NaN sorts last, as NumPy's)."""
+    if np.ndim(v) == 0:
+        return _insertion_point(a, v)
+    flat = v.ravel()
+    out = np.empty(flat.shape[0], dtype=np.int64)
+    for i in range(flat.shape[0]):
+        out[i] = _insertion_point(a, flat[i])
+    return out.reshape(v.shape)
+
+
+def _insertion_point(a, v):
+    """The first i with not a[i] < v (NaN last: a NaN v goes after every number)."""
+    lo = 0
+    hi = a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < v or (v != v and a[mid] == a[mid]):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def count_nonzero(a):
@@ -393,7 +453,9 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.nanmin: nanmin, np.polyval: polyval, np.sort: sort, np.argsort: argsort,
               np.median: median, np.quantile: quantile, np.percentile: percentile,
               np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take,
-              np.average: average, np.interp: interp}
+              np.average: average, np.interp: interp, np.signbit: signbit,
+              np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
+              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted}
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -403,6 +465,7 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     quantile: ("np.quantile", (None, None), (1,)),
     percentile: ("np.percentile", (None, None), (1,)),
     kron: ("np.kron", (None, None), ()), interp: ("np.interp", (None, 1, 1), ()),
+    searchsorted: ("np.searchsorted", (1, None), ()),
 }
 
 
