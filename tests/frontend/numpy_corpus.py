@@ -512,6 +512,11 @@ def stack_axis1(x, y):
     return np.sum(S @ np.array([1.0, -2.0]))
 
 
+def stack_numbers(x, y):
+    v = np.stack([x[0] * 2.0, np.sum(y), 3.0])
+    return np.sum(v * v) + np.sum(np.stack((x[1], y[2]), axis=-1) * x[:2])
+
+
 def hstack_vstack(x, y):
     return np.sum(np.hstack([x, y]) ** 2) + np.sum(np.vstack([x, y]) ** 3)
 
@@ -1634,6 +1639,7 @@ CASES: list[Case] = [
     Case(concatenate_pair, (vec(3, 74), vec(4, 75)), argnums=(0, 1)),
     Case(stack_pair, (vec(4, 76), vec(4, 77)), argnums=(0, 1)),
     Case(stack_axis1, (vec(4, 78), vec(4, 79)), argnums=(0, 1)),
+    Case(stack_numbers, (vec(4, 78), vec(4, 79)), argnums=(0, 1)),
     Case(hstack_vstack, (vec(4, 80), vec(4, 81)), argnums=(0, 1)),
     Case(copy_method, (vec(4, 82),), reference=_copy_method_ref),
     Case(np_copy_write, (vec(4, 83),), reference=_np_copy_write_ref),

@@ -22,7 +22,7 @@ from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.arrays.call_args import arg_node, call_error, check_positional, dtype_of
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple
-from enzyme_py.frontend.values import AVal, add_i64, mul_i64
+from enzyme_py.frontend.values import AVal, SVal, add_i64, convert, mul_i64
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value
 
@@ -92,6 +92,12 @@ def _join_type(name: str, new_axis: bool) -> Any:
                                  "np.stack([...]) of a list, or np.moveaxis")
             elem = dtype_of(call, first.elem)
             return None if elem is None else Array(elem, first.ndim)
+        items = call.args[0] if call.args else None
+        if new_axis and isinstance(items, Tuple) and items.items and all(
+                isinstance(t, Scalar) for t in items.items):  # np.stack of numbers: a vector
+            _axis(call, 1)
+            elem = dtype_of(call, AT.promote(list(items.items)))  # type: ignore[arg-type]
+            return None if elem is None else Array(elem, 1)
         parts = _parts_type(call, name)
         if parts is None or any(p is None for p in parts):
             return None
@@ -165,7 +171,16 @@ def _stack_call(call: EmitCall) -> Any:
     c = call.c
     if not isinstance(call.args[0], list):  # one array (a comprehension of arrays): a copy
         return L.copy(c, L.converted(c, L.as_lazy(c, call.args[0]), call.type.elem), call.node)
+    if all(isinstance(v, SVal) for v in call.args[0]):  # numbers: np.array([...])'s vector
+        return _vector_of(c, call.args[0], call.type.elem, call.node)
     return stack(c, _parts(call), _axis(call, call.type.ndim), call.type.elem, call.node)
+
+
+def _vector_of(c: Any, items: list[SVal], elem: Scalar, node: ast.AST) -> AVal:
+    out = L.fresh(c, Array(elem, 1), [ConstantInt(T.I64, len(items))], node)
+    for k, v in enumerate(items):
+        c.b.store(convert(c.b, v, elem).v, _at(c, out, ConstantInt(T.I64, k)))
+    return out
 
 
 def _unit_axis(z: L.Lazy, at: int) -> L.Lazy:
