@@ -211,15 +211,18 @@ def _rolled_flat_by(c: Any, src: L.Lazy, r: Value, total: Value,
 _DIAG_USAGE = "np.diag(v) of a 1-D v, np.diag(m) of a 2-D m, np.diag(x, k) with a constant k"
 
 
-def _diag_k(call: TypeCall | EmitCall) -> int:
-    node = arg_node(call, 1, "k")
-    if node is None:
-        return 0
-    k = call.constant(node)
+def _diagonal_number(call: TypeCall | EmitCall, name: str, keyword: str, usage: str) -> int:
+    """Which diagonal (`k` of np.diag, `offset` of np.diagonal): a constant, 0 if absent."""
+    node = arg_node(call, 1, keyword)
+    k = 0 if node is None else call.constant(node)
     if not isinstance(k, int) or isinstance(k, bool):
-        raise call_error(call, f"np.diag: k must be an integer constant, got {k!r}",
-                         _DIAG_USAGE, node)
+        raise call_error(call, f"{name}: {keyword} must be an integer constant, got {k!r}",
+                         usage, node)
     return k
+
+
+def _diag_k(call: TypeCall | EmitCall) -> int:
+    return _diagonal_number(call, "np.diag", "k", _DIAG_USAGE)
 
 
 def _diag_type(call: TypeCall) -> FType | None:
@@ -250,12 +253,7 @@ _DIAGONAL_USAGE = "np.diagonal(m, offset) / m.diagonal(offset) of a 2-D m, offse
 
 
 def _diagonal_offset(call: TypeCall | EmitCall) -> int:
-    node = arg_node(call, 1, "offset")
-    k = 0 if node is None else call.constant(node)
-    if not isinstance(k, int) or isinstance(k, bool):
-        raise call_error(call, f"np.diagonal: offset must be an integer constant, got {k!r}",
-                         _DIAGONAL_USAGE, node)
-    return k
+    return _diagonal_number(call, "np.diagonal", "offset", _DIAGONAL_USAGE)
 
 
 def _diagonal_type(call: TypeCall) -> FType | None:
