@@ -684,14 +684,19 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         good, bad = self.new_block("check.ok"), self.new_block("check.fail")
         self.b.condbr(ok, good, bad)
         self._leave_with_error(Builder(bad), site, index, extent)
-        self.session.failing.add(self.fn)
+        self._may_record({site})
         self.b.position_at_end(good)
+
+    def _may_record(self, sites: set[int]) -> None:
+        """This function may leave with one of `sites` recorded."""
+        self.session.failure_sites.setdefault(self.fn, set()).update(sites)
 
     def leave_for_retry(self, eb: Builder) -> None:
         """At `eb`: leave the function with the request for the checked copies."""
         none = ConstantInt(T.I64, 0)
         self._leave_with_error(eb, self.session.retry_site_id(), none, none)
         self.session.retrying.add(self.fn)
+        self._may_record({self.session.retry_site})
 
     def pass_on_retry(self, callee: Function, stand_in_call: ast.AST | None = None) -> None:
         """After a call of `callee`: if it may leave with the request for the checked copies
@@ -703,11 +708,11 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         such a call a loop with two exits (LSTM's gradient: +25% compile time, 2x slower).
         `stand_in_call`: the call of a NumPy stand-in (`numpy_prelude`); a failure it
         recorded is reported at this call's line, with its own kind and message."""
-        may_fail = callee in self.session.failing or callee in self.session.retrying
-        if may_fail:
-            self.session.failing.add(self.fn)
-        if may_fail and not self.loops and not self.loop_depth:
-            self._pass_on_any_error(stand_in_call)
+        sites = self.session.failure_sites.get(callee, set())
+        if sites:
+            self._may_record(sites)
+        if sites and not self.loops and not self.loop_depth:
+            self._pass_on_any_error(sites, stand_in_call)
             return
         if callee not in self.session.retrying:
             return
@@ -721,9 +726,10 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.leave_for_retry(Builder(leave))
         b.position_at_end(go_on)
 
-    def _pass_on_any_error(self, stand_in_call: ast.AST | None = None) -> None:
-        """Leave with the record as it is when it holds a failure (of the call just made);
-        after a stand-in's call, with the failure's site moved to that call's line."""
+    def _pass_on_any_error(self, sites: set[int], stand_in_call: ast.AST | None = None
+                           ) -> None:
+        """Leave with the record as it is when it holds a failure (of the call just made,
+        one of `sites`); after a stand-in's call, with the site moved to that call's line."""
         b = self.b
         g = self.session.error_global()
         slot = b.getelementptr(T.ArrayType(3, T.I64), g, [ConstantInt(T.I64, 0),
@@ -734,7 +740,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         eb = Builder(leave)
         if stand_in_call is not None:
             moved: Value = word
-            for k, site in enumerate(list(self.session.sites), start=1):
+            for k in sorted(sites):
+                site = self.session.sites[k - 1]
                 if site.filename == numpy_prelude.__file__ and site.what != RETRY:
                     here = self._site_here(stand_in_call, site.what, site.axis)
                     moved = eb.select(eb.icmp("eq", word, ConstantInt(T.I64, k)),
@@ -744,7 +751,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         if self.ret_slot is not None:
             eb.store(zero(self.fn.return_type), self.ret_slot)
         eb.br(self.exit)
-        if self.session.retry_site:
+        if self.session.retry_site in sites:
             self.session.retrying.add(self.fn)  # (the record may be the request)
         b.position_at_end(go_on)
 

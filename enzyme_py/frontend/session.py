@@ -92,8 +92,9 @@ class CompileSession:
     optimistic: bool = False
     retry_site: int = 0
     retrying: set[Function] = field(default_factory=set)
-    # functions that may leave with a failure recorded (a check of theirs, or a callee's)
-    failing: set[Function] = field(default_factory=set)
+    # function -> the sites of the failures it may leave with recorded (its checks', its
+    # callees'); a function absent records none
+    failure_sites: dict[Function, set[int]] = field(default_factory=dict)
     _serial: int = 0
 
     @property

@@ -204,13 +204,15 @@ class Typer(CallTyper, TreeTyper):
         for s in stmts:
             if isinstance(s, ast.Return | ast.Break | ast.Continue | ast.Raise):
                 return True
-            if isinstance(s, ast.If):
-                if self._taken_branch_leaves(s):
+            if not isinstance(s, ast.If):
+                continue
+            decided = static_conditions.truth(s.test, self.static_type)
+            if isinstance(decided, bool):
+                if self._always_leaves(s.body if decided else s.orelse):
                     return True
-                decided = static_conditions.truth(s.test, self.static_type)
-                if decided is None and s.orelse and self._always_leaves(s.body) and \
-                        self._always_leaves(s.orelse):
-                    return True
+            elif decided is None and s.orelse and self._always_leaves(s.body) and \
+                    self._always_leaves(s.orelse):
+                return True
         return False
 
     def _assign_name(self, name: str, t: FType | None, node: ast.AST) -> None:
