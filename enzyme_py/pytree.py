@@ -1,6 +1,7 @@
 """Pytrees at the API boundary: containers of arrays and numbers flattened to leaves and back.
 
-A pytree is a leaf (a number or an array), `None` (no leaves), or a tuple, list, dict,
+A pytree is a leaf (a number or an array), `None` or a string (no leaves: a string is
+part of the structure, as a static argument of JAX's; see `ftypes.Text`), or a tuple, list, dict,
 `NamedTuple` or dataclass of pytrees, nested (JAX's conventions). `flatten(value)` gives its
 leaves and its `Node` (the structure); `node.unflatten(leaves)` rebuilds a value of that
 structure (gradients come back in their arguments' structure).
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from enzyme_py.errors import CallError
-from enzyme_py.frontend.ftypes import NONE, FType, NoneType, Tree, Tuple
+from enzyme_py.frontend.ftypes import NONE, FType, NoneType, Text, Tree, Tuple
 
 __all__ = ["LEAF", "Flattened", "Node", "flatten", "flatten_all", "flattened", "is_container",
            "node_of_type", "tree_map"]
@@ -30,7 +31,8 @@ __all__ = ["LEAF", "Flattened", "Node", "flatten", "flatten_all", "flattened", "
 
 @dataclass(frozen=True)
 class Node:
-    """The structure of a pytree: `kind` is leaf, none, tuple, list, dict or record."""
+    """The structure of a pytree: `kind` is leaf, none, text (a string: `keys` holds it),
+    tuple, list, dict or record."""
 
     kind: str
     children: tuple[Node, ...] = ()
@@ -56,6 +58,8 @@ class Node:
             return next(it)
         if self.kind == "none":
             return None
+        if self.kind == "text":
+            return self.keys[0]
         items = [c._build(it) for c in self.children]
         if self.kind == "tuple":
             return tuple(items)
@@ -75,6 +79,8 @@ class Node:
             return next(leaf_types)
         if self.kind == "none":
             return NONE
+        if self.kind == "text":
+            return Text(self.keys[0])
         items = tuple(c.tree_type(leaf_types) for c in self.children)
         return Tree(self.kind, items, self.keys, self.cls)
 
@@ -98,6 +104,8 @@ class Node:
             return "*"
         if self.kind == "none":
             return "None"
+        if self.kind == "text":
+            return repr(self.keys[0])
         inner = [str(c) for c in self.children]
         if self.kind == "dict":
             return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self.keys, inner,
@@ -120,7 +128,7 @@ def _is_namedtuple_class(cls: type) -> bool:
 def is_container(v: Any) -> bool:
     """Is `v` a pytree node rather than a leaf (None counts: it has no leaves)?"""
     t = type(v)
-    return t is tuple or t is list or t is dict or v is None or \
+    return t is tuple or t is list or t is dict or v is None or t is str or \
         (isinstance(v, tuple) and hasattr(t, "_fields")) or \
         (dataclasses.is_dataclass(v) and not isinstance(v, type))
 
@@ -146,6 +154,8 @@ def _flatten(v: Any, leaves: list[Any]) -> Node:
     if v is None:
         return _NONE_NODE
     t = type(v)
+    if t is str:
+        return Node("text", (), (v,))
     if t is tuple or t is list:
         return Node("tuple" if t is tuple else "list", tuple(_flatten(x, leaves) for x in v))
     if t is dict:
@@ -172,6 +182,8 @@ def node_of_type(t: FType) -> Node:
         return Node(t.kind, tuple(node_of_type(i) for i in t.items), t.keys, t.cls)
     if isinstance(t, Tuple):
         return Node("tuple", (LEAF,) * len(t.items))
+    if isinstance(t, Text):
+        return Node("text", (), (t.value,))
     if isinstance(t, NoneType):
         return _NONE_NODE
     return LEAF

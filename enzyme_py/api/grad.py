@@ -88,6 +88,11 @@ class GradFunction:
         """Pytree arguments or `has_aux`: the gradient over the leaves, regrouped."""
         flat, leaves = flatten_call(self.pyfunc, args)
         nums = normalize_argnums(self.argnums, len(args), flat.__name__)
+        for i in nums:
+            if isinstance(args[i], str):
+                raise ArgnumsError(f"{flat.__name__}(): argument {i} is the string "
+                                   f"{args[i]!r}: strings are known at compile time and have "
+                                   "no gradient; leave it out of argnums")
         leaf_nums = tuple(j for i in nums for j in flat.leaf_range(i))
         if self.has_aux:
             cache = self._aux_caches.get(flat)

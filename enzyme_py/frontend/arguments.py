@@ -5,8 +5,9 @@ For calls of the module's own Python functions (and local functions): `f(x, delt
 
 Invariants: a parameter gets exactly one value (a duplicate or unknown keyword, a missing
 argument and too many arguments are clear errors naming the function); a default must be a
-number or a bool (it is passed as a constant), since defaults are evaluated once, when the
-function is defined, and only numbers cannot change since then.
+number, a bool, a string or None (passed as a constant; a string and None are compile-time
+values), since defaults are evaluated once, when the function is defined, and only these
+cannot change since then.
 """
 
 from __future__ import annotations
@@ -79,12 +80,11 @@ def bind(src: Any, call: ast.Call, fn: object, n_positional: int) -> list[Bindin
             raise src.error(call, f"{fname}() missing argument '{name}'",
                             f"its parameters: {', '.join(names)}")
         value = defaults[name]
-        if value is None or isinstance(value, bool | int | float) and \
-                not isinstance(value, _NotConstant):
-            out[k] = Binding(default=value)  # (None: a compile-time value)
+        if value is None or isinstance(value, bool | int | float | str):
+            out[k] = Binding(default=value)  # (None, a str: compile-time values)
         else:
             raise src.error(call, f"the default of {fname}()'s parameter '{name}' is not a "
-                            "number or None", f"pass '{name}' explicitly")
+                            "number, a string or None", f"pass '{name}' explicitly")
     return out  # type: ignore[return-value]
 
 

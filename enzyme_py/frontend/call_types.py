@@ -31,6 +31,7 @@ from enzyme_py.frontend.ftypes import (
     Array,
     FType,
     Scalar,
+    Text,
     Tree,
     Tuple,
     unify,
@@ -231,6 +232,8 @@ class CallTyper:
                 t = self.expr_type(bnd.keyword, lenient)
             elif bnd.default is None:
                 t = NONE
+            elif isinstance(bnd.default, str):
+                t = Text(bnd.default)
             else:
                 t = _constant_type(bnd.default, e, self.src)
             if t is None:

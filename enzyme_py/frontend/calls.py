@@ -198,8 +198,8 @@ def _user_call(c: Compiling, e: ast.Call, fn: object, args: list,
             bound.append(args[bnd.index])
         elif bnd.keyword is not None:
             bound.append(c.expr(bnd.keyword))
-        elif bnd.default is None:
-            bound.append(None)  # (a compile-time value: see `static_conditions`)
+        elif bnd.default is None or isinstance(bnd.default, str):
+            bound.append(bnd.default)  # (a compile-time value: see `static_conditions`)
         else:
             dt = _constant_type(bnd.default, e, c.src)
             assert isinstance(dt, Scalar)

@@ -47,6 +47,7 @@ from enzyme_py.frontend.ftypes import (
     FType,
     NoneType,
     Scalar,
+    Text,
     Tree,
     Tuple,
     tree_leaves,
@@ -189,8 +190,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                                        ("param", n)), initial=True)
             elif isinstance(t, Tree):
                 self.store_var(n, tree_values.param_value(self, t, n, args), initial=True)
-            elif isinstance(t, NoneType):
-                self.store_var(n, None, initial=True)
+            elif isinstance(t, NoneType):  # (a Text parameter holds its string)
+                self.store_var(n, t.value if isinstance(t, Text) else None, initial=True)
             else:
                 assert isinstance(t, Scalar)
                 self.store_var(n, SVal(t, next(args)))

@@ -112,10 +112,10 @@ class ExpressionCompiler:
 
     # --- leaves -------------------------------------------------------------------------------
 
-    def expr_Constant(self, e: ast.Constant) -> SVal | None:
+    def expr_Constant(self, e: ast.Constant) -> SVal | str | None:
         t = self.typer.expr_type(e)
-        if e.value is None:
-            return None  # (None is a compile-time value: see `static_conditions`)
+        if e.value is None or isinstance(e.value, str):
+            return e.value  # (compile-time values: see `static_conditions`, `ftypes.Text`)
         assert isinstance(t, Scalar)
         return const(t, e.value)
 

@@ -87,6 +87,22 @@ class NoneType:
 
 
 @dataclass(frozen=True)
+class Text(NoneType):
+    """A string known at compile time: a literal, a parameter's default, an argument bound
+    to one (`np.convolve(a, v, mode="same")`, `def act(x, kind="relu")`).
+
+    Like None it has no run-time value (no IR parameter, no result field: a `NoneType`),
+    and each value is its own type, so a callee is specialized per string; a test of it
+    (`kind == "relu"`) is decided while compiling (`static_conditions`). In the compiler a
+    variable bound to one holds the Python `str`."""
+
+    value: str = ""
+
+    def __str__(self) -> str:
+        return f"str {self.value!r}"
+
+
+@dataclass(frozen=True)
 class Tree:
     """A container of values whose structure is part of the type (a pytree, as in JAX): a
     tuple, list or dict, or a record (a `NamedTuple` or dataclass class `cls`).

@@ -72,9 +72,12 @@ def check(typer: Any) -> set[str]:
 
 def _what(typer: Any, name: str) -> str:
     from enzyme_py.frontend import trees
+    from enzyme_py.frontend.ftypes import NoneType
 
     t = typer.env.get(name)
     if trees.is_container(t):
+        return f"holds {t}"
+    if isinstance(t, NoneType):  # None, or a string (`ftypes.Text`)
         return f"holds {t}"
     return "is the variable of a loop over a container's children of different types"
 

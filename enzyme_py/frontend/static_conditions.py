@@ -1,5 +1,6 @@
 """Tests that types alone decide: `v is None`, `v is not None`, `x.ndim == 2`,
-`np.ndim(v) == 0`, and `not`, `and`, `or` of them.
+`np.ndim(v) == 0`, `mode == "same"` (a string known at compile time, `ftypes.Text`), and
+`not`, `and`, `or` of them.
 
 An `if` statement or a conditional expression whose test is one is resolved at compile time:
 only the branch it takes is typed and compiled, and the other may hold code that would not
@@ -19,7 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from enzyme_py.frontend.ftypes import Array, FType, NoneType, Scalar
+from enzyme_py.frontend.ftypes import Array, FType, NoneType, Scalar, Text
 
 
 class _Pending:
@@ -66,7 +67,21 @@ def truth(test: ast.expr, type_of: TypeOf) -> bool | None | _Pending:
             t = type_of(other)
             if t is None:
                 return PENDING
-            return isinstance(t, NoneType) == isinstance(test.ops[0], ast.Is)
+            is_none = isinstance(t, NoneType) and not isinstance(t, Text)
+            return is_none == isinstance(test.ops[0], ast.Is)
+        if isinstance(test.ops[0], ast.Eq | ast.NotEq):
+            a, b = _static_text(test.left, type_of), _static_text(test.comparators[0], type_of)
+            if a is PENDING or b is PENDING:
+                return PENDING
+            if isinstance(a, str) and isinstance(b, str):
+                return (a == b) == isinstance(test.ops[0], ast.Eq)
+            if isinstance(a, str) or isinstance(b, str):  # (a string and a number)
+                other = test.comparators[0] if isinstance(a, str) else test.left
+                t = type_of(other)
+                if t is None:
+                    return PENDING
+                if isinstance(t, Scalar | NoneType):
+                    return isinstance(test.ops[0], ast.NotEq)
         compare = _ORDER.get(type(test.ops[0]))
         if compare is None:
             return None
@@ -80,6 +95,18 @@ def truth(test: ast.expr, type_of: TypeOf) -> bool | None | _Pending:
 
 def _is_none(e: ast.expr) -> bool:
     return isinstance(e, ast.Constant) and e.value is None
+
+
+def _static_text(e: ast.expr, type_of: TypeOf) -> str | None | _Pending:
+    """A string known from types: a literal, or a name bound to one (`ftypes.Text`)."""
+    if isinstance(e, ast.Constant):
+        return e.value if isinstance(e.value, str) else None
+    if isinstance(e, ast.Name):
+        t = type_of(e)
+        if t is None:
+            return PENDING
+        return t.value if isinstance(t, Text) else None
+    return None
 
 
 def _static_int(e: ast.expr, type_of: TypeOf) -> int | None | _Pending:

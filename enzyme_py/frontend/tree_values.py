@@ -28,6 +28,7 @@ from enzyme_py.frontend.ftypes import (
     FType,
     NoneType,
     Scalar,
+    Text,
     Tree,
     Tuple,
     tree_leaves,
@@ -62,6 +63,8 @@ class StaticVar:
 def value_type(v: Any) -> FType:
     if v is None:
         return NONE
+    if isinstance(v, str):
+        return Text(v)
     if isinstance(v, TVal | SVal):
         return v.type
     assert L.is_array(v)
@@ -258,6 +261,8 @@ def flatten_argument(c: Any, v: Any, node: ast.AST) -> tuple[FType, list[Value]]
         return Tree(tree.kind, tuple(types), tree.keys, tree.cls), flat
     if v is None:
         return NONE, []
+    if isinstance(v, str):
+        return Text(v), []
     if L.is_array(v):
         view = L.materialize(c, v, node)
         strided = not view.contiguous
@@ -288,6 +293,8 @@ def unpack_result(c: Any, t: Tree, leaves: list[Any]) -> TVal:
     def build(x: FType) -> Any:
         if isinstance(x, Tree):
             return TVal(x, [build(i) for i in x.items])
+        if isinstance(x, Text):
+            return x.value
         return None if isinstance(x, NoneType) else next(it)
 
     out = build(t)

@@ -73,7 +73,7 @@ def unify_values(a: FType, b: FType) -> FType | None:
     if isinstance(a, Array) and isinstance(b, Array) and a.same_values(b):
         return Array(a.elem, a.ndim, a.strided or b.strided)
     if isinstance(a, NoneType) and isinstance(b, NoneType):
-        return a
+        return a if a == b else None  # (two strings are one type only when equal)
     if isinstance(a, Tree) or isinstance(b, Tree):
         return None
     return unify(a, b)

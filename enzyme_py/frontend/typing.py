@@ -46,6 +46,8 @@ from enzyme_py.frontend.ftypes import (
     FType,
     NoneType,
     Scalar,
+    Text,
+    Tree,
     Tuple,
     arithmetic_result,
     unify,
@@ -298,6 +300,9 @@ class Typer(CallTyper, TreeTyper):
             t = NONE if s.value is None else self.expr_type(s.value, lenient=True)
             if t is None:
                 return
+            if _holds_text(t):
+                raise self.src.error(s, "returning a string is not supported (it is known "
+                                     "only while compiling)", "return numbers and arrays")
             if isinstance(t, Array):
                 t = t.value
             t = trees.flat_tuple(trees.tree_value(t)) if trees.is_container(t) else _widen(t)
@@ -383,8 +388,10 @@ class Typer(CallTyper, TreeTyper):
                 return F64
             if v is None:
                 return NONE
+            if isinstance(v, str):
+                return Text(v)  # (a compile-time value: see `ftypes.Text`)
             raise self.src.error(e, f"constant {v!r} of type {type(v).__name__} is not supported",
-                                 "int, float and bool constants")
+                                 "int, float, bool and string constants")
         if isinstance(e, ast.Name):
             t = self.env.get(e.id)
             if e.id in self.key_names and not isinstance(self.static_keys.get(e.id), int):
@@ -693,6 +700,13 @@ def _for_target(s: ast.For, src: SourceInfo) -> str:
                         "for i in range(stop), range(start, stop), range(start, stop, step)")
     return s.target.id
 
+
+
+def _holds_text(t: FType) -> bool:
+    """Is `t` a string (`Text`), or a container with one among its children?"""
+    if isinstance(t, Text):
+        return True
+    return isinstance(t, Tree | Tuple) and any(_holds_text(i) for i in t.items)
 
 __all__ = ["F32", "I32", "STRING", "NoneType", "ReturnTypeOf", "Typer",
            "is_user_function"]

@@ -55,7 +55,7 @@ def lambda_expression(x):
 
 def string_constant(x):
     name = "hello"
-    return x
+    return x + name
 
 
 def array_or_float(a, flag):
@@ -260,7 +260,7 @@ CASES = [
     Err(with_statement, (A,), "with a", r"'With' statements are not supported"),
     Err(try_statement, (1.0,), "try", r"'Try' statements are not supported"),
     Err(lambda_expression, (1.0,), "lambda t", r"Lambda|cannot call this"),
-    Err(string_constant, (1.0,), '"hello"', r"constant 'hello' of type str"),
+    Err(string_constant, (1.0,), "x + name", r"arithmetic on str 'hello' is not supported"),
     Err(array_or_float, (A, 1), "y = 0.0", r"variable 'y' holds float64\[:\] on one path"),
     Err(chained_array_comparison, (A, A), "x < y", r"chained comparisons of arrays"),
     Err(returns_array_or_number, (A,), "return 1.0", r"this returns float, another return "
