@@ -106,7 +106,7 @@ def _source_hash(obj: Any) -> str | None:
 
 
 _BUILTIN_MODULES = ("math", "numpy", "builtins", "cmath", "operator")
-_PRELUDE = "enzyme_py.frontend.numpy_prelude"  # NumPy's stand-ins (`numpy_prelude`)
+_PRELUDE = "enzyme_py.frontend.numpy_prelude"  # NumPy's stand-ins (`numpy_prelude*`)
 
 
 def fingerprint(v: Any) -> Any:
@@ -162,7 +162,7 @@ def record_reads(root: Callable, reads: Sequence[tuple[Any, tuple[str, ...], Any
         rest = []
         for owner, names, value in pending:
             fn = _owner_function(owner)
-            if getattr(fn, "__module__", None) == _PRELUDE:
+            if str(getattr(fn, "__module__", None)).startswith(_PRELUDE):
                 progress = True  # (enzyme_py's own source: part of the environment)
                 continue
             if fn is None or id(fn) not in paths:

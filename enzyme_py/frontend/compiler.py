@@ -743,7 +743,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             moved: Value = word
             for k in sorted(sites):
                 site = self.session.sites[k - 1]
-                if site.filename == numpy_prelude.__file__ and site.what != RETRY:
+                if site.filename in numpy_prelude.FILES and site.what != RETRY:
                     here = self._site_here(stand_in_call, site.what, site.axis)
                     moved = eb.select(eb.icmp("eq", word, ConstantInt(T.I64, k)),
                                       ConstantInt(T.I64, here), moved)

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from enzyme_py.frontend import numpy_prelude_signals as signals
+
 
 def diff(a, n=1):
     """np.diff(a, n): a[i+1] - a[i] along the last axis, n times."""
@@ -455,7 +457,12 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take,
               np.average: average, np.interp: interp, np.signbit: signbit,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
-              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted}
+              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, **signals.STAND_INS}
+
+#: the modules whose functions are stand-ins or their helpers
+MODULES = frozenset((__name__, signals.__name__))
+#: their source files (an error site in one is moved to the user's call)
+FILES = frozenset((__file__, signals.__file__))
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -466,16 +473,33 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     percentile: ("np.percentile", (None, None), (1,)),
     kron: ("np.kron", (None, None), ()), interp: ("np.interp", (None, 1, 1), ()),
     searchsorted: ("np.searchsorted", (1, None), ()),
+    signals.convolve: ("np.convolve", (1, 1), ()),
+    signals.correlate: ("np.correlate", (1, 1), ()),
+    signals.meshgrid: ("np.meshgrid", (1, 1), ()), signals.gradient: ("np.gradient", (1,), ()),
+    signals.vander: ("np.vander", (1,), ()),
+    signals.cumulative_sum: ("np.cumulative_sum", (1,), ()),
+    signals.cov: ("np.cov", (None, None), ()), signals.corrcoef: ("np.corrcoef", (None, None), ()),
 }
 
 
 def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
     """(message, hint) when the stand-in `fn` cannot compute NumPy's result for arguments
     of these types (an array of another rank, an array where it takes one number)."""
+    elem = getattr(arg_types[0], "elem", None) if arg_types else None
+    if fn is signals.nan_to_num and elem is not None and elem.name != "f64":
+        return ("np.nan_to_num of an array other than float64 is not supported",
+                "np.nan_to_num(x.astype(np.float64))")
     sig = _SIGNATURES.get(fn)
     if sig is None:
         return None
     name, ranks, numbers = sig
+    if fn is signals.meshgrid and len(arg_types) > 2 and getattr(arg_types[2], "ndim", None):
+        return ("np.meshgrid of more than two arrays is not supported",
+                "np.meshgrid(x, y); for three axes broadcast x[:, None, None] and friends")
+    if fn in (signals.cov, signals.corrcoef) and any(
+            getattr(t, "ndim", 0) > 2 for t in arg_types[:2]):
+        return (f"{name} of an array of more than 2 dimensions is not supported (NumPy "
+                "refuses it too)", f"{name}(m) of a vector or a matrix")
     if fn is kron:
         dims = [getattr(t, "ndim", 0) for t in arg_types]
         if len(dims) == 2 and (dims[0] != dims[1] or dims[0] not in (1, 2)):
@@ -488,14 +512,14 @@ def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
                     f"one number q: {name}(a, q) for each q")
         want = ranks[k] if k < len(ranks) else None
         if want is not None and ndim is not None and ndim != want:
-            return (f"{name} of a {ndim}-D array is not supported (it sorts 1-D arrays)",
-                    f"{name}(x) of a 1-D x; a loop over rows for x[i]")
+            return (f"{name} of a {ndim}-D array is not supported (it takes {want}-D ones "
+                    "here)", f"{name} of 1-D arrays; a loop over rows for x[i]")
     return None
 
 
 def is_stand_in(fn: object) -> bool:
     """Is `fn` a function of this module (a stand-in, or a helper of one)?"""
-    return getattr(fn, "__module__", None) == __name__
+    return getattr(fn, "__module__", None) in MODULES
 
 
 def stand_in(fn: object) -> object:
