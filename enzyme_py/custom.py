@@ -30,6 +30,24 @@ every array argument `bwd` also receives, after `g`, the array and its cotangent
 `fwd` runs in the reverse sweep (the forward sweep runs `f`), so residuals cost no tape. The
 arrays a rule reads must stay unchanged after the call: a later write to them is an error.
 
+A `custom_vjp` function may also return an array (as `np.linalg.solve` does here). Then,
+as in JAX, `fwd` runs in the forward sweep instead of `f`; its residuals (numbers and arrays)
+are kept on the tape. `bwd(r1, ..., rk, g, a_bar, ...)` gets `g` (the output's cotangent
+array), then one cotangent array per array argument to add into, and no primal array:
+what it needs of them it takes as residuals. So the arguments may change after the call
+(a loop that rewrites them, say)::
+
+    @ez.custom_vjp
+    def scaled_squares(a, w):
+        return w * a * a
+
+    def scaled_squares_fwd(a, w):
+        return w * a * a, a.copy(), w
+
+    def scaled_squares_bwd(a, w, g, a_bar):
+        a_bar += 2.0 * w * a * g
+        return np.sum(a * a * g)          # the cotangent of the float argument w
+
 `custom_jvp` (forward mode: `jvp`, `jacfwd`; reverse mode too, as in JAX)::
 
     @ez.custom_jvp
@@ -42,7 +60,10 @@ arrays a rule reads must stay unchanged after the call: a later write to them is
 
 The rule returns `(out, tangent_out)` and must be linear in the tangents: reverse mode
 differentiates `tangent_out` with respect to the tangents (JAX transposes the rule the same
-way). Forward mode of a `custom_vjp` function is an error, as in JAX.
+way). Forward mode of a `custom_vjp` function is an error, as in JAX, unless it also has a
+forward rule: `f.defjvp(rule)` on a `custom_vjp` function takes a rule as `custom_jvp` does,
+which forward mode calls while reverse mode keeps `fwd`/`bwd` (the np.linalg stand-ins
+have both).
 
 Invariant: calling a decorated function from Python runs the undecorated function.
 """
@@ -83,12 +104,22 @@ class custom_vjp(CustomRule):  # noqa: N801 - JAX's name
         super().__init__(fun)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.jvp: Callable | None = None  # forward mode's rule, when given (`defjvp`)
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
         for rule, what in ((fwd, "fwd"), (bwd, "bwd")):
             if not callable(rule) or isinstance(rule, CustomRule):
                 raise TypeError(f"defvjp: {what} must be a plain Python function")
         self.fwd, self.bwd = fwd, bwd
+
+    def defjvp(self, jvp: Callable) -> Callable:
+        """Also a forward-mode rule, as `custom_jvp.defjvp` takes it (JAX's custom_vjp has
+        none: forward mode of it is an error there): `jvp`, `jacfwd` call it, reverse mode
+        keeps `fwd`/`bwd`. Returns the rule, so `@f.defjvp` works as a decorator."""
+        if not callable(jvp) or isinstance(jvp, CustomRule):
+            raise TypeError("defjvp: the rule must be a plain Python function")
+        self.jvp = jvp
+        return jvp
 
     def rules_defined(self) -> bool:
         return self.fwd is not None

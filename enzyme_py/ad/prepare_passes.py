@@ -62,6 +62,7 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
     todo = [module.symbols[t] for t in targets if isinstance(module.symbols.get(t), Function)]
     seen: set[str] = set()
     marked: list[str] = []
+    groups: dict[str, str | None] = {}  # group -> the same without noinline
     while todo:
         fn = todo.pop()
         for inst in fn.instructions():
@@ -76,7 +77,10 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
             seen.add(callee.name or "")
             todo.append(callee)
             if callee.name not in targets:
-                words = [w for w in callee.suffix if w != "noinline"]
+                words = [g for w in callee.suffix if w != "noinline" for g in
+                         [_group_without_noinline(module, w, groups) if w.startswith("#")
+                          else w]
+                         if g is not None]
                 at = 0  # function attributes come after (local_)unnamed_addr and addrspace
                 while at < len(words) and (words[at].endswith("unnamed_addr") or
                                            words[at].startswith("addrspace(")):
@@ -84,12 +88,32 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
                 words.insert(at, "alwaysinline")
                 callee.suffix = words
                 marked.append(callee.name or "")
-    if marked:
-        for key, line in module.attribute_groups.items():
-            module.attribute_groups[key] = _NOINLINE.sub("", line)
     return marked
 
 
+def _group_without_noinline(module: Module, word: str, made: dict[str, str | None]
+                            ) -> str | None:
+    """The attribute group `word` (`#4`) as `callee` may reference it once it is inlined:
+    itself when it holds no `noinline`, else a new group without it (None when nothing is
+    left). The group itself stays: functions kept as calls (`keep`) may share it. `made`
+    remembers the groups made so far."""
+    if word in made:
+        return made[word]
+    line = module.attribute_groups.get(word)
+    if line is None or not _NOINLINE.search(line):
+        return word
+    rest = _NOINLINE.sub("", line)
+    key: str | None = None
+    if not _EMPTY_GROUP.search(rest):
+        numbers = [int(k[1:]) for k in module.attribute_groups if k[1:].isdigit()]
+        key = f"#{max(numbers, default=0) + 1}"
+        module.attribute_groups[key] = rest.replace(f"attributes {word} ", f"attributes {key} ",
+                                                    1)
+    made[word] = key
+    return key
+
+
+_EMPTY_GROUP = re.compile(r"=\s*\{\s*\}\s*$")
 _NOINLINE = re.compile(r"(?<![\w\"-])noinline (?=[^\"]*(?:\"[^\"]*\"[^\"]*)*\}$)")
 
 

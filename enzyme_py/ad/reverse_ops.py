@@ -159,7 +159,7 @@ def _custom_call(st: ReverseState, call: I.Call, custom) -> None:
     if custom.every_shadow:
         acts = ["null" if a.type.is_pointer and act == Activity.CONST else act
                 for a, act in zip(call.args, acts, strict=True)]
-        _check_arrays_kept(st, call, "its custom_vjp rule")
+        _check_arrays_kept(st, call, "its custom_vjp rule", _read_by(call, custom.reverse))
     with_seed = carries_float(call.type)
     tape: Value | None = None
     aug = custom.augmented
@@ -170,6 +170,8 @@ def _custom_call(st: ReverseState, call: I.Call, custom) -> None:
             args.append(a)
             if act == Activity.DUP:
                 args.append(st.forward_shadow(a))  # may insert code before the call
+            elif act == "null":  # (a Python rule's missing shadow)
+                args.append(zero(T.PTR))
         at = Builder().position_before(call)
         if len(args) != len(aug.function_type.params):
             raise st.ctx.error(call, f"@{aug.name} takes {len(aug.function_type.params)} "
@@ -224,11 +226,28 @@ def _custom_jvp_call(st: ReverseState, call: I.Call, rule) -> None:
         add_out_adjoints(st, outs, result)
 
 
-def _check_arrays_kept(st: ReverseState, call: I.Call, what: str) -> None:
+def _read_by(call: I.Call, rule: Function) -> list[Value]:
+    """The pointer arguments of `call` that `rule` (a Python rule's reverse function: each
+    argument, a shadow after each pointer) may read: all but those whose parameter is
+    `readnone` (a rule that keeps what it needs on its tape)."""
+    out: list[Value] = []
+    k = 0
+    for a in call.args:
+        if a.type.is_pointer:
+            if k >= len(rule.args) or "readnone" not in rule.args[k].attrs:
+                out.append(a)
+            k += 1
+        k += 1
+    return out
+
+
+def _check_arrays_kept(st: ReverseState, call: I.Call, what: str,
+                       read: list[Value] | None = None) -> None:
     """The reverse sweep hands a rule the pointer arguments as they are then: memory written
     after the call (a later statement, or the call again in a loop) would feed the rule other
-    values than the call saw, so that is an error rather than a wrong gradient."""
-    w = write_after(st.effects, call)
+    values than the call saw, so that is an error rather than a wrong gradient. `read`: the
+    arguments the rule reads (default: every pointer argument)."""
+    w = write_after(st.effects, call, read)
     if w is not None:
         raise st.ctx.error(call, f"{what} reads array arguments in the reverse sweep, but "
                                  f"this function writes that memory after the call "

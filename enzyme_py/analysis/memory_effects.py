@@ -304,11 +304,14 @@ def writes_through_argument(fn: Function, index: int,
     return False
 
 
-def write_after(effects: MemoryEffects, call: I.Call) -> I.Instruction | None:
+def write_after(effects: MemoryEffects, call: I.Call, pointers: list[Value] | None = None
+                ) -> I.Instruction | None:
     """A write (of the function `effects` describes) that may change memory the pointer
-    arguments of `call` reach and that can run after the call (later in its block, in a block
-    reachable from it, or the call itself again in a loop); None when there is none."""
-    objs = [underlying(a) for a in call.args if a.type.is_pointer]
+    arguments of `call` (or those of them in `pointers`) reach and that can run after the
+    call (later in its block, in a block reachable from it, or the call itself again in a
+    loop); None when there is none."""
+    objs = [underlying(a) for a in (call.args if pointers is None else pointers)
+            if a.type.is_pointer]
     if not objs:
         return None
     block = call.parent

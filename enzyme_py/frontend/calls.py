@@ -217,6 +217,8 @@ def _user_call(c: Compiling, e: ast.Call, fn: object, args: list,
         if L.is_array(a):
             view = L.materialize(c, a, e)
             strided = not view.contiguous
+            if strided and isinstance(fn, CustomRule) and numpy_prelude.is_stand_in(fn):
+                view, strided = L.copy(c, view, e), False  # (a stand-in never writes it)
             if strided and isinstance(fn, CustomRule):
                 raise c.src.error(e, "a function with a custom rule takes C-contiguous "
                                   "arrays; this argument is a view",

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from enzyme_py.frontend import numpy_prelude_linalg as linalg
 from enzyme_py.frontend import numpy_prelude_signals as signals
 
 
@@ -457,12 +458,13 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take,
               np.average: average, np.interp: interp, np.signbit: signbit,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
-              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, **signals.STAND_INS}
+              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, **signals.STAND_INS,
+              **linalg.STAND_INS}
 
 #: the modules whose functions are stand-ins or their helpers
-MODULES = frozenset((__name__, signals.__name__))
+MODULES = frozenset((__name__, signals.__name__, linalg.__name__))
 #: their source files (an error site in one is moved to the user's call)
-FILES = frozenset((__file__, signals.__file__))
+FILES = frozenset((__file__, signals.__file__, linalg.__file__))
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -479,6 +481,10 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     signals.vander: ("np.vander", (1,), ()),
     signals.cumulative_sum: ("np.cumulative_sum", (1,), ()),
     signals.cov: ("np.cov", (None, None), ()), signals.corrcoef: ("np.corrcoef", (None, None), ()),
+    linalg.solve: ("np.linalg.solve", (2, None), ()), linalg.inv: ("np.linalg.inv", (2,), ()),
+    linalg.det: ("np.linalg.det", (2,), ()), linalg.slogdet: ("np.linalg.slogdet", (2,), ()),
+    linalg.cholesky: ("np.linalg.cholesky", (2,), ()),
+    linalg.matrix_power: ("np.linalg.matrix_power", (2,), (1,)),
 }
 
 
@@ -500,6 +506,10 @@ def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
             getattr(t, "ndim", 0) > 2 for t in arg_types[:2]):
         return (f"{name} of an array of more than 2 dimensions is not supported (NumPy "
                 "refuses it too)", f"{name}(m) of a vector or a matrix")
+    if fn is linalg.solve and len(arg_types) > 1 and getattr(arg_types[1], "ndim", 1) not in (1, 2):
+        return ("np.linalg.solve with a right-hand side of "
+                f"{getattr(arg_types[1], 'ndim', 0)} dimensions is not supported",
+                "b a vector or a matrix of columns; stacks of matrices: a loop")
     if fn is kron:
         dims = [getattr(t, "ndim", 0) for t in arg_types]
         if len(dims) == 2 and (dims[0] != dims[1] or dims[0] not in (1, 2)):

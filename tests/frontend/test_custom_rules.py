@@ -138,6 +138,88 @@ def test_custom_vjp_array_written_after_the_call_is_an_error() -> None:
         ez.grad(overwrite)(np.array([1.0, 2.0]))
 
 
+# --- custom_vjp returning an array (its fwd runs in the forward sweep; residuals on a tape) ----
+
+
+@ez.custom_vjp
+def scaled_squares(a, w):
+    return w * a * a
+
+
+def scaled_squares_fwd(a, w):
+    return w * a * a, a.copy(), w
+
+
+def scaled_squares_bwd(a, w, g, a_bar):
+    a_bar += 3.0 * w * a * g  # 1.5 times the true derivative: proves the rule is called
+    return np.sum(a * a * g)
+
+
+scaled_squares.defvjp(scaled_squares_fwd, scaled_squares_bwd)
+
+
+def weighted_squares(a, w):
+    return np.sum(scaled_squares(a, w) * np.arange(1.0, 1.0 + a.shape[0]))
+
+
+def squares_in_a_loop(a, w):
+    """The call runs three times on an argument the loop rewrites each time."""
+    s = 0.0
+    for k in range(3):
+        y = scaled_squares(a + k, w)
+        s += np.sum(y * np.arange(1.0, 1.0 + a.shape[0])) * (1.0 + 0.1 * s)
+    return s
+
+
+def test_custom_vjp_returning_an_array_uses_its_rule() -> None:
+    a, w = np.array([1.0, -2.0, 0.5]), 1.3
+    idx = np.arange(1.0, 4.0)
+    ga, gw = ez.grad(weighted_squares, argnums=(0, 1))(a, w)
+    np.testing.assert_allclose(ga, 1.5 * 2.0 * w * a * idx, rtol=1e-14)
+    assert gw == pytest.approx(float(np.sum(a * a * idx)), rel=1e-14)
+    np.testing.assert_allclose(ez.jit(scaled_squares)(a, w), w * a * a, rtol=1e-15)
+    assert ez.jit(weighted_squares)(a, w) == pytest.approx(float(np.sum(w * a * a * idx)))
+
+    @jax.custom_vjp
+    def jax_squares(x, w):  # the same rule in JAX
+        return w * x * x
+
+    jax_squares.defvjp(lambda x, w: (w * x * x, (x, w)),
+                       lambda res, g: (3.0 * res[1] * res[0] * g, jnp.sum(res[0] ** 2 * g)))
+
+    def ref(a, w):
+        s = 0.0
+        for k in range(3):
+            s += jnp.sum(jax_squares(a + k, w) * jnp.arange(1.0, 4.0)) * (1.0 + 0.1 * s)
+        return s
+
+    got = ez.grad(squares_in_a_loop, argnums=(0, 1))(a, w)
+    want = jax.grad(ref, argnums=(0, 1))(a, w)
+    np.testing.assert_allclose(got[0], np.asarray(want[0]), rtol=1e-13)
+    assert got[1] == pytest.approx(float(want[1]), rel=1e-13)
+
+
+def test_custom_vjp_returning_an_array_checks_its_rules() -> None:
+    @ez.custom_vjp
+    def doubled(a):
+        return 2.0 * a
+
+    def doubled_fwd(a):
+        return np.sum(a)  # not (out, ...)
+
+    def doubled_bwd(g, a_bar):
+        a_bar += 2.0 * g
+
+    doubled.defvjp(doubled_fwd, doubled_bwd)
+
+    def uses(a):
+        return np.sum(doubled(a))
+
+    with pytest.raises(ez.FrontendError, match=r"doubled_fwd \(fwd of doubled\) must return "
+                       r"\(out, r1, ..., rk\) with out a float64\[:\]"):
+        ez.grad(uses)(np.ones(3))
+
+
 # --- custom_jvp: forward mode uses the rule; reverse mode transposes it -------------------------
 
 
