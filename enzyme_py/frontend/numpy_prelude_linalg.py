@@ -87,78 +87,75 @@ def _singular(lu):
     return False
 
 
+def _forward_substitute(t, x, unit):
+    """x <- T^-1 x in place, T lower triangular (only its lower triangle is read; a unit
+    diagonal when `unit`), x a matrix of columns."""
+    n = t.shape[0]
+    m = x.shape[1]
+    for i in range(n):
+        for j in range(i):
+            c = t[i, j]
+            for k in range(m):
+                x[i, k] -= c * x[j, k]
+        if not unit:
+            d = t[i, i]
+            for k in range(m):
+                x[i, k] = x[i, k] / d
+
+
+def _back_substitute(t, x, unit):
+    """x <- T^-1 x in place, T upper triangular (only its upper triangle is read)."""
+    n = t.shape[0]
+    m = x.shape[1]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            c = t[i, j]
+            for k in range(m):
+                x[i, k] -= c * x[j, k]
+        if not unit:
+            d = t[i, i]
+            for k in range(m):
+                x[i, k] = x[i, k] / d
+
+
+def _columns(b):
+    """b as a C-contiguous matrix of columns (a vector: one column), in a fresh buffer."""
+    if np.ndim(b) == 1:
+        return b.reshape(b.shape[0], 1).copy()
+    return b.copy()
+
+
+def _like_b(x, b):
+    """The matrix x of columns shaped as b (a vector when b is one)."""
+    if np.ndim(b) == 1:
+        return x.reshape(b.shape[0])
+    return x
+
+
 def _lu_solve(lu, perm, b):
-    """x with A x = b, from `_lu(A)`; b a vector or a matrix (its columns)."""
+    """x with A x = b, from `_lu(A)`; b a vector or a matrix (its columns): L U x = b[perm]."""
     n = lu.shape[0]
     if b.shape[0] != n:
         raise ValueError("solve: Input operand 1 has a mismatch in its core dimension 0")
     one = np.ones(1, dtype=lu.dtype)[0]  # (x's dtype: NumPy's promotion of a's and b's)
-    x = b * one
+    cols = _columns(b)
+    x = cols * one
     for i in range(n):
-        x[i] = b[perm[i]] * one
-    if np.ndim(b) == 1:
-        for i in range(n):
-            s = x[i]
-            for j in range(i):
-                s -= lu[i, j] * x[j]
-            x[i] = s
-        for i in range(n - 1, -1, -1):
-            s = x[i]
-            for j in range(i + 1, n):
-                s -= lu[i, j] * x[j]
-            x[i] = s / lu[i, i]
-        return x
-    m = b.shape[1]
-    for i in range(n):
-        for j in range(i):
-            c = lu[i, j]
-            for k in range(m):
-                x[i, k] -= c * x[j, k]
-    for i in range(n - 1, -1, -1):
-        for j in range(i + 1, n):
-            c = lu[i, j]
-            for k in range(m):
-                x[i, k] -= c * x[j, k]
-        d = lu[i, i]
-        for k in range(m):
-            x[i, k] = x[i, k] / d
-    return x
+        x[i] = cols[perm[i]] * one
+    _forward_substitute(lu, x, True)
+    _back_substitute(lu, x, False)
+    return _like_b(x, b)
 
 
 def _lu_solve_t(lu, perm, g):
     """y with A^T y = g, from `_lu(A)` (A^T = U^T L^T P): U^T z = g, L^T w = z, y[perm] = w."""
-    n = lu.shape[0]
-    z = g * 1.0
-    if np.ndim(g) == 1:
-        for i in range(n):
-            s = z[i]
-            for j in range(i):
-                s -= lu[j, i] * z[j]
-            z[i] = s / lu[i, i]
-        for i in range(n - 1, -1, -1):
-            s = z[i]
-            for j in range(i + 1, n):
-                s -= lu[j, i] * z[j]
-            z[i] = s
-    else:
-        m = g.shape[1]
-        for i in range(n):
-            for j in range(i):
-                c = lu[j, i]
-                for k in range(m):
-                    z[i, k] -= c * z[j, k]
-            d = lu[i, i]
-            for k in range(m):
-                z[i, k] = z[i, k] / d
-        for i in range(n - 1, -1, -1):
-            for j in range(i + 1, n):
-                c = lu[j, i]
-                for k in range(m):
-                    z[i, k] -= c * z[j, k]
+    z = _columns(g)
+    _forward_substitute(lu.T, z, False)
+    _back_substitute(lu.T, z, True)
     y = z * 1.0
-    for i in range(n):
+    for i in range(lu.shape[0]):
         y[perm[i]] = z[i]
-    return y
+    return _like_b(y, g)
 
 
 def _subtract_outer(a_bar, y, x):
@@ -335,22 +332,6 @@ def _cholesky_fwd(a):
     return chol, chol
 
 
-def _solve_lower_t(chol, b):
-    """y with L^T y = b (L lower, b a matrix), by back substitution over rows."""
-    n = chol.shape[0]
-    m = b.shape[1]
-    y = b.copy()
-    for i in range(n - 1, -1, -1):
-        for j in range(i + 1, n):
-            c = chol[j, i]
-            for k in range(m):
-                y[i, k] -= c * y[j, k]
-        d = chol[i, i]
-        for k in range(m):
-            y[i, k] = y[i, k] / d
-    return y
-
-
 def _cholesky_bwd(chol, g, a_bar):
     n = chol.shape[0]
     phi = chol.T @ g  # Phi(L^T L_bar): the lower triangle, its diagonal halved
@@ -358,28 +339,14 @@ def _cholesky_bwd(chol, g, a_bar):
         phi[i, i] = 0.5 * phi[i, i]
         for j in range(i + 1, n):
             phi[i, j] = 0.0
-    x_t = _solve_lower_t(chol, phi.T.copy())  # (Phi L^-1)^T = L^-T Phi^T
-    big_g = _solve_lower_t(chol, x_t.T.copy())  # L^-T Phi L^-1
+    big_g = phi.T.copy()
+    _back_substitute(chol.T, big_g, False)  # (Phi L^-1)^T = L^-T Phi^T
+    big_g = big_g.T.copy()
+    _back_substitute(chol.T, big_g, False)  # L^-T Phi L^-1
     for i in range(n):
         a_bar[i, i] += big_g[i, i]
         for j in range(i):
             a_bar[i, j] += big_g[i, j] + big_g[j, i]
-
-
-def _solve_lower(chol, b):
-    """y with L y = b (L lower, b a matrix), by forward substitution over rows."""
-    n = chol.shape[0]
-    m = b.shape[1]
-    y = b.copy()
-    for i in range(n):
-        for j in range(i):
-            c = chol[i, j]
-            for k in range(m):
-                y[i, k] -= c * y[j, k]
-        d = chol[i, i]
-        for k in range(m):
-            y[i, k] = y[i, k] / d
-    return y
 
 
 def _cholesky_jvp(a, da):
@@ -391,8 +358,9 @@ def _cholesky_jvp(a, da):
         for j in range(i + 1):
             ds[i, j] = da[i, j]
             ds[j, i] = da[i, j]
-    y = _solve_lower(chol, ds)  # L^-1 dS
-    m = _solve_lower(chol, y.T.copy())  # L^-1 dS L^-T (dS is symmetric)
+    _forward_substitute(chol, ds, False)  # L^-1 dS
+    m = ds.T.copy()
+    _forward_substitute(chol, m, False)  # L^-1 dS L^-T (dS is symmetric)
     for i in range(n):
         m[i, i] = 0.5 * m[i, i]
         for j in range(i + 1, n):

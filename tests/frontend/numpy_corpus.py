@@ -1511,6 +1511,36 @@ _V8 = vec(8, 4)
 _T = ten((2, 3, 4), 5)
 _POS = vec(6, 6, 0.2, 1.5)
 
+
+# --- np.linalg (the stand-ins of `frontend/numpy_prelude_linalg.py`) ---------------------------
+
+
+def gp_neg_log_likelihood(X, y):
+    """A Gaussian process's negative log marginal likelihood with an RBF kernel."""
+    d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    K = np.exp(-0.5 * d2) + 0.1 * np.eye(X.shape[0])
+    chol = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(K, y)
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(chol)))
+
+
+def ridge_weights(X, y):
+    """Ridge regression's weights: an array of the solve."""
+    return np.linalg.solve(X.T @ X + 0.5 * np.eye(X.shape[1]), X.T @ y)
+
+
+def gaussian_logpdf_full_cov(L, x):
+    """A Gaussian's log density with a full covariance L L^T + I."""
+    S = L @ L.T + np.eye(L.shape[0])
+    sign, logdet = np.linalg.slogdet(S)
+    r = x - 0.5
+    return -0.5 * (r @ np.linalg.inv(S) @ r) - 0.5 * logdet * sign
+
+
+def det_and_power(A, B):
+    return np.linalg.det(A @ B.T + 2.0 * np.eye(3)) + np.sum(np.linalg.matrix_power(A @ B.T, 3))
+
+
 CASES: list[Case] = [
     # views
     Case(diff_squares, (vec(6, 1),)),
@@ -1824,4 +1854,8 @@ CASES: list[Case] = [
     Case(float32_softmax, (vec(4, 254).astype(np.float32),), rtol=1e-4, value_rtol=1e-5),
     Case(float32_affine, (mat(3, 4, 255).astype(np.float32), vec(4, 256).astype(np.float32)),
          argnums=(0, 1), rtol=1e-4, value_rtol=1e-5),
+    Case(gp_neg_log_likelihood, (mat(5, 2, 257), vec(5, 258)), argnums=(0, 1)),
+    Case(ridge_weights, (mat(6, 3, 259), vec(6, 260)), argnums=(0, 1)),
+    Case(gaussian_logpdf_full_cov, (mat(3, 3, 261), vec(3, 262)), argnums=(0, 1)),
+    Case(det_and_power, (mat(3, 4, 263), mat(3, 4, 264)), argnums=(0, 1)),
 ]
