@@ -43,38 +43,54 @@ def _square(a):
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
 
 
+_BLOCK = 32  # the panel's width: the trailing rows are updated once per panel
+
+
 def _lu(a):
     """(lu, perm, sign): L (unit, below the diagonal) and U (on and above it) with
-    A[perm] = L U, and the permutation's sign; a zero pivot leaves its column as it is."""
+    A[perm] = L U, and the permutation's sign; a zero pivot leaves its column as it is.
+
+    Blocked (LAPACK's getrf): each panel of `_BLOCK` columns is factorized, rows swapped
+    whole; then U's rows right of it (a unit-lower solve) and the trailing matrix (minus
+    L21 @ U12, a row at a time, so the row stays in cache through the panel). Every element
+    gets the updates of the unblocked elimination in the same order: the result is the
+    same to the bit."""
     _square(a)
     n = a.shape[0]
     lu = a * 1.0
     perm = np.arange(n)
     sign = 1.0
-    for k in range(n):
-        p = k
-        big = abs(lu[k, k])
-        for i in range(k + 1, n):
-            v = abs(lu[i, k])
-            if v > big:
-                big = v
-                p = i
-        if p != k:
-            for j in range(n):
-                t = lu[k, j]
-                lu[k, j] = lu[p, j]
-                lu[p, j] = t
-            q = perm[k]
-            perm[k] = perm[p]
-            perm[p] = q
-            sign = -sign
-        piv = lu[k, k]
-        if piv != 0.0:
+    for k0 in range(0, n, _BLOCK):
+        end = min(k0 + _BLOCK, n)
+        for k in range(k0, end):
+            p = k
+            big = abs(lu[k, k])
             for i in range(k + 1, n):
-                f = lu[i, k] / piv
-                lu[i, k] = f
-                for j in range(k + 1, n):
-                    lu[i, j] -= f * lu[k, j]
+                v = abs(lu[i, k])
+                if v > big:
+                    big = v
+                    p = i
+            if p != k:
+                for j in range(n):
+                    t = lu[k, j]
+                    lu[k, j] = lu[p, j]
+                    lu[p, j] = t
+                q = perm[k]
+                perm[k] = perm[p]
+                perm[p] = q
+                sign = -sign
+            piv = lu[k, k]
+            if piv != 0.0:
+                for i in range(k + 1, n):
+                    f = lu[i, k] / piv
+                    lu[i, k] = f
+                    for j in range(k + 1, end):
+                        lu[i, j] -= f * lu[k, j]
+        for i in range(k0 + 1, n):  # U12 = L11^-1 A12, then A22 -= L21 U12
+            for j in range(k0, min(i, end)):
+                c = lu[i, j]
+                for col in range(end, n):
+                    lu[i, col] -= c * lu[j, col]
     return lu, perm, sign
 
 
