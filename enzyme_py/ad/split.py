@@ -89,6 +89,7 @@ def split_gradient(st: ReverseState, pair: SplitPair) -> None:
     for a in heap_offsets:
         assert a.parent is not None
         a.parent.remove(a)
+    _drop_lifetime_markers(work, set(map(id, heap_offsets)))
     at = Builder(st.ctx.alloca_block)
     at.index = 0
     tape: Value | None = None
@@ -271,3 +272,13 @@ def _at(b: Builder, base: Value, off: int, name: str | None = None) -> Value:
     if off == 0:
         return base
     return b.getelementptr(T.I8, base, [ConstantInt(T.I64, off)], name=name)
+
+
+def _drop_lifetime_markers(fn: Function, moved: set[int]) -> None:
+    """Remove `llvm.lifetime.start/end` of the allocas (by id) that became tape fields: the
+    markers apply to allocas only, and the tape lives until the reverse function frees it."""
+    for blk in fn.blocks:
+        for inst in list(blk.instructions):
+            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith(
+                    "llvm.lifetime.") and any(id(a) in moved for a in inst.args):
+                blk.remove(inst)

@@ -224,3 +224,23 @@ def test_the_compiled_lu_is_the_stand_in_s_to_the_bit() -> None:
     a = RNG.standard_normal((70, 70))
     assert ez.jit(lambda_det)(a) == stand_ins.det(a)
     assert ez.jit(lambda_det)(a) == pytest.approx(np.linalg.det(a), rel=1e-11)
+
+
+def recursive_solve(a, n):
+    if n <= 0:
+        return np.sum(np.linalg.solve(a, a[0]))
+    return recursive_solve(a * 1.0, n - 1) + 1.0
+
+
+def calls_recursive_solve(a):
+    return recursive_solve(a, 2)
+
+
+def test_a_rule_called_in_a_recursive_function() -> None:
+    """The recursion stays a call (an augmented/reverse pair), whose tape holds the slot the
+    rule writes its result into."""
+    a = A[:3, :3] + 2.0 * np.eye(3)
+    got = ez.grad(calls_recursive_solve)(a)
+    with jax.enable_x64(True):
+        want = jax.grad(lambda m: jnp.sum(jnp.linalg.solve(m, m[0])))(a)
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-12, atol=1e-14)
