@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from enzyme_py.ad.registrations import PYTHON_MARK
 from enzyme_py.frontend.errors import FrontendError
-from enzyme_py.frontend.ftypes import Array, FType, Scalar
+from enzyme_py.frontend.ftypes import Array, FType, NoneType, Scalar, Tuple
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, GlobalVariable
@@ -119,3 +119,32 @@ def tangent_types(arg_types: tuple[FType, ...]) -> tuple[FType, ...]:
     """The types of a forward rule's tangents: one per float and array argument."""
     return tuple(t for t in arg_types if isinstance(t, Array) or
                  isinstance(t, Scalar) and t.is_float)
+
+
+def tangent_args(b: Builder, fn: Function, arg_types: tuple[FType, ...],
+                 primal: list[list[Value]], extras: list[Value | None],
+                 to_free: list[Value] | None) -> list[Value]:
+    """A forward rule's tangent arguments from a wrapper's parameters (`split_params` with
+    float tangents): each array's tangent and extents, each float's tangent. With `to_free`,
+    a null tangent array becomes zeroed scratch memory (recorded there)."""
+    out: list[Value] = []
+    for t, group, extra in zip(arg_types, primal, extras, strict=True):
+        if isinstance(t, Array):
+            assert extra is not None
+            eff = nonnull(b, fn, extra, t, group[1:], to_free) if to_free is not None else \
+                extra
+            out.extend([eff, *group[1:]])
+        elif extra is not None:
+            out.append(extra)
+    return out
+
+
+def float_cotangents(arg_types: tuple[FType, ...]) -> tuple[FType, T.Type]:
+    """What a `bwd` rule returns for `f`'s float arguments (None for none, a float for one,
+    a tuple for several), and the IR type a reverse wrapper returns them as."""
+    floats = [t for t in arg_types if isinstance(t, Scalar) and t.is_float]
+    if not floats:
+        return NoneType(), T.VOID
+    if len(floats) == 1:
+        return floats[0], floats[0].ir
+    return Tuple(tuple(floats)), T.StructType(tuple(t.ir for t in floats))

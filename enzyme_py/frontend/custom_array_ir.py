@@ -35,7 +35,7 @@ from enzyme_py.ad.registrations import DERIVATIVE_PREFIX, REGISTER_PREFIX
 from enzyme_py.custom import custom_vjp
 from enzyme_py.frontend import custom_abi as C
 from enzyme_py.frontend.errors import FrontendError
-from enzyme_py.frontend.ftypes import Array, FType, NoneType, Scalar, Tuple
+from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
@@ -63,11 +63,9 @@ def compile_array_vjp(session: CompileSession, rule: custom_vjp, arg_types: tupl
     residuals = _residuals(rule, fwd.return_type, ret)
     arrays = [t for t in arg_types if isinstance(t, Array)]
     bwd = session.compile(rule.bwd, (*residuals, ret, *arrays))
-    floats = [t for t in arg_types if isinstance(t, Scalar) and t.is_float]
-    want: FType = (NoneType() if not floats else floats[0] if len(floats) == 1
-                   else Tuple(tuple(floats)))
+    want, _ = C.float_cotangents(arg_types)
     C.check_result(rule.bwd.__name__, bwd.return_type, want,  # type: ignore[union-attr]
-                    f"one cotangent per float argument of {rule.__name__}")
+                   f"one cotangent per float argument of {rule.__name__}")
     aug = _vjp_fwd(session, into, fwd.function, arg_types, ret)
     rev = _vjp_bwd(session, into, bwd.function, arg_types, ret, fwd.function, residuals)
     C.register(session, REGISTER_PREFIX, into, [into, aug, rev])
@@ -220,9 +218,7 @@ def _malloc(b: Builder, fn: Function, size: int) -> Value:
 def _vjp_bwd(session: CompileSession, into: Function, bwd: Function,
              arg_types: tuple[FType, ...], ret: Array, fwd: Function,
              residuals: tuple[FType, ...]) -> Function:
-    floats = [t for t in arg_types if isinstance(t, Scalar) and t.is_float]
-    ret_ir: T.Type = T.VOID if not floats else floats[0].ir if len(floats) == 1 else \
-        T.StructType(tuple(t.ir for t in floats))
+    _, ret_ir = C.float_cotangents(arg_types)
     params = C.wrapper_params(arg_types, False)
     fn = C.new_function(session, f"{into.name}.vjp_bwd",
                          T.FunctionType(ret_ir, (*params, T.PTR, T.PTR, T.PTR)))
@@ -275,13 +271,7 @@ def _jvp_rule(session: CompileSession, into: Function, jvp: Function,
     slot, slot_tangent = fn.args[-2], fn.args[-1]
     b = Builder(fn.append_block("entry"))
     to_free: list[Value] = []
-    tangents: list[Value] = []
-    for t, group, extra in zip(arg_types, primal, extras, strict=True):
-        if isinstance(t, Array):
-            assert extra is not None
-            tangents.extend([C.nonnull(b, fn, extra, t, group[1:], to_free), *group[1:]])
-        elif extra is not None:
-            tangents.append(extra)
+    tangents = C.tangent_args(b, fn, arg_types, primal, extras, to_free)
     res = b.call(jvp, [*(v for g in primal for v in g), *tangents])
     width = 1 + ret.ndim
     fields = _fields(b, res, 2 * width)

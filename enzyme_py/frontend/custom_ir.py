@@ -28,7 +28,7 @@ from enzyme_py.custom import CustomRule, custom_jvp, custom_vjp
 from enzyme_py.frontend import custom_abi as A
 from enzyme_py.frontend.custom_array_ir import compile_array_vjp
 from enzyme_py.frontend.errors import FrontendError
-from enzyme_py.frontend.ftypes import Array, FType, NoneType, Scalar, Tuple
+from enzyme_py.frontend.ftypes import Array, FType, Scalar, Tuple
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
@@ -88,14 +88,9 @@ def _register_vjp(session: CompileSession, rule: custom_vjp, compiled: Compiled)
     arrays = [t for t in arg_types if isinstance(t, Array)]
     bwd_types = (*residuals, ret, *(a for t in arrays for a in (t, t)))
     bwd = session.compile(rule.bwd, bwd_types)
-    floats = [t for t in arg_types if isinstance(t, Scalar) and t.is_float]
-    want: FType = (NoneType() if not floats else floats[0] if len(floats) == 1
-                   else Tuple(tuple(floats)))
+    want, ret_ir = A.float_cotangents(arg_types)
     A.check_result(rule.bwd.__name__, bwd.return_type, want,
-                  f"one cotangent per float argument of {rule.__name__}")
-
-    ret_ir = T.VOID if not floats else floats[0].ir if len(floats) == 1 else \
-        T.StructType(tuple(t.ir for t in floats))
+                   f"one cotangent per float argument of {rule.__name__}")
     ftype = T.FunctionType(ret_ir, (*A.wrapper_params(arg_types, False), ret.ir))
     fn = A.new_function(session, f"{compiled.function.name}.vjp_rule", ftype)
     primal, extra = A.split_params(fn, arg_types, float_tangents=False)
@@ -162,14 +157,7 @@ def _jvp_wrapper(session: CompileSession, compiled: Compiled, jvp: Function,
     primal, extras = A.split_params(fn, arg_types, float_tangents=True)
     b = Builder(fn.append_block("entry"))
     to_free: list[Value] = []
-    tangents: list[Value] = []
-    for t, group, extra in zip(arg_types, primal, extras, strict=True):
-        if isinstance(t, Array):
-            assert extra is not None
-            eff = A.nonnull(b, fn, extra, t, group[1:], to_free) if scratch else extra
-            tangents.extend([eff, *group[1:]])
-        elif extra is not None:
-            tangents.append(extra)
+    tangents = A.tangent_args(b, fn, arg_types, primal, extras, to_free if scratch else None)
     out = b.call(jvp, [*(v for g in primal for v in g), *tangents])
     A.free_all(b, fn, to_free)
     b.ret(out if scratch else b.extractvalue(out, [1]))

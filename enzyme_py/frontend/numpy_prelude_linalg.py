@@ -120,18 +120,9 @@ def _forward_substitute(t, x, unit):
 
 
 def _back_substitute(t, x, unit):
-    """x <- T^-1 x in place, T upper triangular (only its upper triangle is read)."""
-    n = t.shape[0]
-    m = x.shape[1]
-    for i in range(n - 1, -1, -1):
-        for j in range(i + 1, n):
-            c = t[i, j]
-            for k in range(m):
-                x[i, k] -= c * x[j, k]
-        if not unit:
-            d = t[i, i]
-            for k in range(m):
-                x[i, k] = x[i, k] / d
+    """x <- T^-1 x in place, T upper triangular (only its upper triangle is read): the
+    forward substitution of the reversed rows and columns (views, no copy)."""
+    _forward_substitute(t[::-1, ::-1], x[::-1], unit)
 
 
 def _columns(b):

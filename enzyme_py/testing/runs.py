@@ -57,9 +57,10 @@ def _strided_copy(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def numpy_as_jax(f: Callable) -> Callable:
+def numpy_as_jax(f: Callable, numpy: types.ModuleType | None = None) -> Callable:
     """NumPy-style `f` with `numpy` bound to `jax.numpy` (in its globals, and in the other
-    functions of its module it calls): the same source run by JAX.
+    functions of its module it calls): the same source run by JAX. `numpy`: the module to
+    bind instead (jax.numpy with a name replaced, say).
 
     Example::
 
@@ -70,6 +71,8 @@ def numpy_as_jax(f: Callable) -> Callable:
         5.0
     """
     _, jnp = jax_module()
+    if numpy is not None:
+        jnp = numpy
     env = dict(f.__globals__)  # type: ignore[attr-defined]
     for k, v in f.__globals__.items():  # type: ignore[attr-defined]
         if v is np:

@@ -4,6 +4,8 @@ gradient that JAX finds to be zero everywhere is refused as a check (it would te
 
 from __future__ import annotations
 
+import types
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -39,3 +41,17 @@ def refused(f, *args, match):
     """Compiling `f` for these arguments is a FrontendError matching `match`."""
     with pytest.raises(FrontendError, match=match):
         ez.jit(f)(*args)
+
+
+def module_copy(module: types.ModuleType, **replaced: object) -> types.ModuleType:
+    """A module with `module`'s names, some of them `replaced` (`jnp` with `fix=jnp.trunc`,
+    say: a reference where JAX lacks NumPy's function or computes another one)."""
+    out = types.ModuleType(module.__name__)
+    for name in dir(module):
+        try:
+            setattr(out, name, getattr(module, name))
+        except AttributeError:  # (deprecated names)
+            pass
+    for name, value in replaced.items():
+        setattr(out, name, value)
+    return out

@@ -13,6 +13,8 @@ import pytest
 
 import enzyme_py as ez
 from enzyme_py.frontend.errors import FrontendError
+from enzyme_py.testing import numpy_as_jax
+from tests.frontend.against_numpy_and_jax import module_copy
 
 RNG = np.random.default_rng(7)
 A = RNG.standard_normal((5, 5)) + 2.0 * np.eye(5)
@@ -74,18 +76,8 @@ CASES = {"solve": (solves, A), "inv": (inverses, A), "det": (determinants, A),
 
 def _jax_numpy() -> types.ModuleType:
     """jax.numpy, with NumPy's cholesky (the lower triangle only: JAX symmetrizes)."""
-    j = types.ModuleType("jnp")
-    for name in dir(jnp):
-        try:
-            setattr(j, name, getattr(jnp, name))
-        except AttributeError:  # (deprecated names)
-            pass
-    linalg = types.ModuleType("linalg")
-    for name in dir(jnp.linalg):
-        setattr(linalg, name, getattr(jnp.linalg, name))
-    linalg.cholesky = lambda a: jnp.linalg.cholesky(jnp.tril(a) + jnp.tril(a, -1).T)
-    j.linalg = linalg
-    return j
+    return module_copy(jnp, linalg=module_copy(jnp.linalg, cholesky=lambda a: jnp.linalg.cholesky(
+        jnp.tril(a) + jnp.tril(a, -1).T)))
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -94,9 +86,8 @@ def test_values_are_numpy_s_and_gradients_jax_s(name) -> None:
     args = (a, B, V)
     assert ez.jit(f)(*args) == pytest.approx(f(*args), rel=1e-12)
     got = ez.grad(f, argnums=(0, 1, 2))(*args)
-    g = dict(f.__globals__, np=_jax_numpy())
     with jax.enable_x64(True):
-        want = jax.grad(type(f)(f.__code__, g), argnums=(0, 1, 2))(*args)
+        want = jax.grad(numpy_as_jax(f, _jax_numpy()), argnums=(0, 1, 2))(*args)
     for x, y in zip(got, want, strict=True):
         np.testing.assert_allclose(x, np.asarray(y), rtol=1e-10, atol=1e-12)
 
@@ -185,9 +176,8 @@ def test_forward_mode_matches_jax_s_jvp(name) -> None:
     tangents = (RNG.standard_normal(a.shape), RNG.standard_normal(B.shape),
                 RNG.standard_normal(V.shape))
     value, tangent = ez.jvp(f, args, tangents)
-    g = dict(f.__globals__, np=_jax_numpy())
     with jax.enable_x64(True):
-        want_value, want_tangent = jax.jvp(type(f)(f.__code__, g), args, tangents)
+        want_value, want_tangent = jax.jvp(numpy_as_jax(f, _jax_numpy()), args, tangents)
     assert value == pytest.approx(float(want_value), rel=1e-12)
     assert tangent == pytest.approx(float(want_tangent), rel=1e-10)
 

@@ -12,6 +12,8 @@ import pytest
 
 import enzyme_py as ez
 from enzyme_py.frontend.errors import FrontendError
+from enzyme_py.testing import numpy_as_jax
+from tests.frontend.against_numpy_and_jax import module_copy
 
 RNG = np.random.default_rng(1)
 X, Y, M = RNG.uniform(0.1, 1.0, 6), RNG.standard_normal(4), RNG.standard_normal((3, 5))
@@ -86,14 +88,7 @@ CASES = {"convolve": (convolve, (X, Y)), "correlate": (correlate, (X, Y)), "mesh
 
 def _jax_numpy() -> types.ModuleType:
     """jax.numpy with np.fix as trunc (JAX removed fix)."""
-    j = types.ModuleType("jnp")
-    for name in dir(jnp):
-        try:
-            setattr(j, name, getattr(jnp, name))
-        except AttributeError:  # (deprecated names)
-            pass
-    j.fix = jnp.trunc
-    return j
+    return module_copy(jnp, fix=jnp.trunc)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -101,9 +96,8 @@ def test_values_are_numpy_s_and_gradients_jax_s(name) -> None:
     f, args = CASES[name]
     assert ez.jit(f)(*args) == pytest.approx(f(*args), rel=1e-13)
     got = ez.grad(f, argnums=(0, 1))(*args)
-    g = dict(f.__globals__, np=_jax_numpy())
     with jax.enable_x64(True):
-        want = jax.grad(type(f)(f.__code__, g), argnums=(0, 1))(*args)
+        want = jax.grad(numpy_as_jax(f, _jax_numpy()), argnums=(0, 1))(*args)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(a, np.asarray(b), rtol=1e-12, atol=1e-14)
 
