@@ -6,8 +6,7 @@ written in plain LLVM IR so the optimizer can inline it. Names start with `enzym
 
 from __future__ import annotations
 
-from enzyme_py.ir import parse
-from enzyme_py.ir.clone import clone_body, symbol_importer
+from enzyme_py.ir.install import install_function
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.values import Value
 
@@ -257,31 +256,7 @@ def free_deferred_function(module: Module) -> Function:
 
 
 def _install(module: Module, name: str, text: str) -> Function:
-    existing = module.symbols.get(name)
-    if isinstance(existing, Function) and not existing.is_declaration:
-        return existing
-    helper_module = parse(text, "enzyme_py runtime")
-    src = helper_module.get_function(name)
-    importer = symbol_importer(module)
-    fn = existing if isinstance(existing, Function) else module.add_function(
-        Function(name, src.function_type, [a.name for a in src.args]))
-    fn.set_type(src.function_type, fn.args)
-    fn.prefix = ["internal"]
-    vmap: dict[Value, Value] = dict(zip(src.args, fn.args, strict=True))
-    clone_body(src, fn, vmap, importer)
-    for line in helper_module.metadata:
-        if line not in module.metadata:
-            _add_metadata(module, line, fn)
-    return fn
-
-
-def _add_metadata(module: Module, line: str, fn: Function) -> None:
-    """Give the helper's `!0` a fresh number in `module` and retarget its uses."""
-    new_id = module.fresh_metadata_number()
-    old = line.split("=")[0].strip()
-    module.metadata.append(f"!{new_id} =" + line.split("=", 1)[1])
-    for inst in fn.instructions():
-        inst.metadata = [(k, f"!{new_id}" if t == old else t) for k, t in inst.metadata]
+    return install_function(module, name, text, "enzyme_py runtime")
 
 
 def grow_function(module: Module) -> Function:

@@ -1,0 +1,282 @@
+"""The matrix product kernel `@enzyme_py.gemm.<t>`: C += A @ B, register-blocked, in LLVM IR.
+
+    void @enzyme_py.gemm.f64(i64 m, i64 n, i64 k, ptr a, i64 a.rs, i64 a.cs,
+                             ptr b, i64 b.rs, i64 b.cs, ptr c, i64 c.rs, i64 c.cs)
+
+adds to each `c[i, j]` (i < m, j < n) the products `a[i, p] * b[p, j]` for p = 0, 1, ..., k-1,
+one at a time and in that order: `c = (((c + a0 b0) + a1 b1) + ...)`, a multiply then an add
+(no fused multiply-add), so a product summed into a zeroed C has the bits of the plain loop
+nest `C[i, :] += A[i, p] * B[p, :]`. Strides are in elements, of any sign, so a transposed or
+strided view is passed as it is (the AD's rule passes `B.T` as `b` with its strides swapped).
+
+How it runs: columns of C in panels of `NR` (one vector), depth in blocks of `KC`: the panel
+of B for a block is gathered once into a stack buffer of vectors (lanes past n are zero), then
+each group of `MR` rows of C keeps an `MR x NR` tile in vector registers (loaded from C,
+plain vector loads where C's rows are contiguous and the panel is full, masked gathers
+otherwise), adds the block's products (A's element splatted times B's vector), and stores the
+tile back; leftover rows go one at a time. Each element's sum still runs over p in order:
+a block starts from what the previous one stored.
+
+Invariants: C overlaps neither A nor B; `m, n, k >= 0` (nothing happens when one is 0); the
+function reads A and B, writes only C, and allocates nothing on the heap; it is `noinline`,
+so a caller keeps it as a call, which the AD differentiates by its rule (`ad/matrix_calls`):
+the products of the shadows, never the kernel's own instructions.
+"""
+
+from __future__ import annotations
+
+from enzyme_py.ir.install import install_function
+from enzyme_py.ir.module import Function, Module
+
+PREFIX = "enzyme_py.gemm."
+NR = 8  # columns of a panel: lanes of one vector
+MR = 4  # rows of a register tile
+KC = 128  # depth of a block
+NC = 64  # columns of a block: its panels of B (NC / NR of them, KC deep) fill a stack buffer
+
+_TYPES = {"double": ("f64", 8), "float": ("f32", 4)}
+
+
+def kernel_name(elem: str) -> str:
+    """`@enzyme_py.gemm.f64` for 'double', `.f32` for 'float'."""
+    return PREFIX + _TYPES[elem][0]
+
+
+def is_matrix_kernel(name: str | None) -> bool:
+    return bool(name) and name.startswith(PREFIX)  # type: ignore[union-attr]
+
+
+def matrix_kernel(module: Module, elem: str) -> Function:
+    """`@enzyme_py.gemm.<t>` for the IR float type `elem` ('double' or 'float'), defined in
+    `module` once."""
+    if elem not in _TYPES:
+        raise ValueError(f"no matrix kernel for {elem}")
+    return install_function(module, kernel_name(elem), kernel_text(elem), "enzyme_py gemm")
+
+
+# --- the IR text ----------------------------------------------------------------------------
+
+
+def _splat(name: str, scalar: str) -> str:
+    """IR lines making `%name`, a vector of `NR` i64 each `scalar`."""
+    return (f"  %{name}.ins = insertelement <{NR} x i64> poison, i64 {scalar}, i64 0\n"
+            f"  %{name} = shufflevector <{NR} x i64> %{name}.ins, <{NR} x i64> poison, "
+            f"<{NR} x i32> zeroinitializer\n")
+
+
+def kernel_text(elem: str) -> str:
+    """The kernel's IR for the float type `elem`."""
+    suffix, size = _TYPES[elem]
+    v = f"<{NR} x {elem}>"
+    lanes = ", ".join(f"i64 {i}" for i in range(NR))
+    gather = f"llvm.masked.gather.v{NR}{suffix}.v{NR}p0"
+    scatter = f"llvm.masked.scatter.v{NR}{suffix}.v{NR}p0"
+    panels = NC // NR
+    head = f"""
+define internal void @{kernel_name(elem)}(i64 %m, i64 %n, i64 %k, ptr %a, i64 %a.rs, \
+i64 %a.cs, ptr %b, i64 %b.rs, i64 %b.cs, ptr %c, i64 %c.rs, i64 %c.cs) noinline {{
+entry:
+  %buffer = alloca [{panels * KC} x {v}], align 64
+  %c.unit = icmp eq i64 %c.cs, 1
+  %m.pos = icmp sgt i64 %m, 0
+  %n.pos = icmp sgt i64 %n, 0
+  %k.pos = icmp sgt i64 %k, 0
+  %mn.pos = and i1 %m.pos, %n.pos
+  %work = and i1 %mn.pos, %k.pos
+  %m.tiles = udiv i64 %m, {MR}
+  %m.tiled = mul i64 %m.tiles, {MR}
+{_splat("b.cs.v", "%b.cs")}{_splat("c.cs.v", "%c.cs")}\
+  br i1 %work, label %cols.head, label %done
+
+cols.head:                                        ; columns j0 .. j0 + {NC} of C
+  %j0 = phi i64 [ 0, %entry ], [ %j0.next, %cols.next ]
+  %n.left = sub i64 %n, %j0
+  %n.big = icmp sgt i64 %n.left, {NC}
+  %nc = select i1 %n.big, i64 {NC}, i64 %n.left
+  %nc.up = add i64 %nc, {NR - 1}
+  %panels = udiv i64 %nc.up, {NR}
+  br label %depth.head
+
+depth.head:                                       ; depth p0 .. p0 + {KC}
+  %p0 = phi i64 [ 0, %cols.head ], [ %p0.next, %depth.next ]
+  %k.left = sub i64 %k, %p0
+  %k.big = icmp sgt i64 %k.left, {KC}
+  %kc = select i1 %k.big, i64 {KC}, i64 %k.left
+  br label %pack.panel
+
+pack.panel:                                       ; B's block gathered, a panel at a time
+  %pp = phi i64 [ 0, %depth.head ], [ %pp.next, %pack.panel.next ]
+{_lanes("pp", "b")}\
+  %pp.base = mul i64 %pp, {KC}
+  br label %pack
+
+pack:
+  %q = phi i64 [ 0, %pack.panel ], [ %q.next, %pack ]
+  %q.row = add i64 %p0, %q
+  %q.off = mul i64 %q.row, %b.rs
+  %q.at = getelementptr {elem}, ptr %b, i64 %q.off
+  %q.ptrs = getelementptr {elem}, ptr %q.at, <{NR} x i64> %pp.b.lanes
+  %q.vec = call {v} @{gather}(<{NR} x ptr> align {size} %q.ptrs, <{NR} x i1> %pp.mask, \
+{v} zeroinitializer)
+  %q.index = add i64 %pp.base, %q
+  %q.slot = getelementptr {v}, ptr %buffer, i64 %q.index
+  store {v} %q.vec, ptr %q.slot, align 64
+  %q.next = add i64 %q, 1
+  %q.more = icmp slt i64 %q.next, %kc
+  br i1 %q.more, label %pack, label %pack.panel.next
+
+pack.panel.next:
+  %pp.next = add i64 %pp, 1
+  %pp.more = icmp slt i64 %pp.next, %panels
+  br i1 %pp.more, label %pack.panel, label %tiles.head
+
+tiles.head:
+  %any.tiles = icmp sgt i64 %m.tiled, 0
+  br i1 %any.tiles, label %t{MR}.head, label %rest.check
+"""
+    tail = f"""
+rest.check:
+  %any.rest = icmp slt i64 %m.tiled, %m
+  br i1 %any.rest, label %t1.head, label %depth.next
+
+depth.next:
+  %p0.next = add i64 %p0, {KC}
+  %p0.more = icmp slt i64 %p0.next, %k
+  br i1 %p0.more, label %depth.head, label %cols.next
+
+cols.next:
+  %j0.next = add i64 %j0, {NC}
+  %j0.more = icmp slt i64 %j0.next, %n
+  br i1 %j0.more, label %cols.head, label %done
+
+done:
+  ret void
+}}
+
+declare {v} @{gather}(<{NR} x ptr>, <{NR} x i1>, {v})
+declare void @{scatter}({v}, <{NR} x ptr>, <{NR} x i1>)
+"""
+    tiles = _rows(elem, size, MR, first="0", entry="tiles.head", bound="%m.tiled",
+                  after="rest.check")
+    rest = _rows(elem, size, 1, first="%m.tiled", entry="rest.check", bound="%m",
+                 after="depth.next")
+    del lanes
+    return head + tiles + rest + tail
+
+
+def _lanes(panel: str, of: str) -> str:
+    """IR lines for panel `%panel` of the column block: `%panel.mask` (lanes inside C),
+    `%panel.col` (its first column), `%panel.full`, and `%panel.<of>.lanes` (each lane's
+    column times `%<of>.cs`)."""
+    lanes = ", ".join(f"i64 {i}" for i in range(NR))
+    return f"""\
+  %{panel}.first = mul i64 %{panel}, {NR}
+  %{panel}.col = add i64 %j0, %{panel}.first
+  %{panel}.left = sub i64 %n, %{panel}.col
+  %{panel}.full = icmp sge i64 %{panel}.left, {NR}
+{_splat(f"{panel}.left.v", f"%{panel}.left")}\
+  %{panel}.mask = icmp slt <{NR} x i64> <{lanes}>, %{panel}.left.v
+{_splat(f"{panel}.col.v", f"%{panel}.col")}\
+  %{panel}.cols = add <{NR} x i64> %{panel}.col.v, <{lanes}>
+  %{panel}.{of}.lanes = mul <{NR} x i64> %{panel}.cols, %{of}.cs.v
+"""
+
+
+def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
+          after: str) -> str:
+    """The loop over groups of `rows` rows from row `first` (reached from block `entry`)
+    while below `bound`, then on to block `after`; in each group, a tile per panel."""
+    suffix = _TYPES[elem][0]
+    v = f"<{NR} x {elem}>"
+    gather = f"llvm.masked.gather.v{NR}{suffix}.v{NR}p0"
+    scatter = f"llvm.masked.scatter.v{NR}{suffix}.v{NR}p0"
+    t = f"t{rows}"
+    out = [f"""
+{t}.head:                                          ; rows i .. i + {rows}
+  %{t}.i = phi i64 [ {first}, %{entry} ], [ %{t}.i.next, %{t}.panel.next ]
+"""]
+    for r in range(rows):
+        out.append(f"""\
+  %{t}.i{r} = add i64 %{t}.i, {r}
+  %{t}.c.off{r} = mul i64 %{t}.i{r}, %c.rs
+  %{t}.c.row{r} = getelementptr {elem}, ptr %c, i64 %{t}.c.off{r}
+  %{t}.a.off{r} = mul i64 %{t}.i{r}, %a.rs
+  %{t}.a.row{r} = getelementptr {elem}, ptr %a, i64 %{t}.a.off{r}
+""")
+    out.append(f"""\
+  br label %{t}.panel
+
+{t}.panel:                                         ; one tile: these rows, one panel
+  %{t}.pp = phi i64 [ 0, %{t}.head ], [ %{t}.pp.next, %{t}.stored ]
+{_lanes(f"{t}.pp", "c")}\
+  %{t}.c.j = mul i64 %{t}.pp.col, %c.cs
+  %{t}.base = mul i64 %{t}.pp, {KC}
+  %{t}.vec = and i1 %c.unit, %{t}.pp.full
+""")
+    for r in range(rows):
+        out.append(f"  %{t}.c.at{r} = getelementptr {elem}, ptr %{t}.c.row{r}, i64 %{t}.c.j\n"
+                   f"  %{t}.c.ptrs{r} = getelementptr {elem}, ptr %{t}.c.row{r}, "
+                   f"<{NR} x i64> %{t}.pp.c.lanes\n")
+    out.append(f"  br i1 %{t}.vec, label %{t}.load.vec, label %{t}.load.gather\n\n"
+               f"{t}.load.vec:\n")
+    for r in range(rows):
+        out.append(f"  %{t}.lv{r} = load {v}, ptr %{t}.c.at{r}, align {size}\n")
+    out.append(f"  br label %{t}.loaded\n\n{t}.load.gather:\n")
+    for r in range(rows):
+        out.append(f"  %{t}.lg{r} = call {v} @{gather}(<{NR} x ptr> align {size} "
+                   f"%{t}.c.ptrs{r}, <{NR} x i1> %{t}.pp.mask, {v} zeroinitializer)\n")
+    out.append(f"  br label %{t}.loaded\n\n{t}.loaded:\n")
+    for r in range(rows):
+        out.append(f"  %{t}.init{r} = phi {v} [ %{t}.lv{r}, %{t}.load.vec ], "
+                   f"[ %{t}.lg{r}, %{t}.load.gather ]\n")
+    out.append(f"  br label %{t}.inner\n\n{t}.inner:\n"
+               f"  %{t}.p = phi i64 [ 0, %{t}.loaded ], [ %{t}.p.next, %{t}.inner ]\n")
+    for r in range(rows):
+        out.append(f"  %{t}.acc{r} = phi {v} [ %{t}.init{r}, %{t}.loaded ], "
+                   f"[ %{t}.sum{r}, %{t}.inner ]\n")
+    out.append(f"""\
+  %{t}.index = add i64 %{t}.base, %{t}.p
+  %{t}.slot = getelementptr {v}, ptr %buffer, i64 %{t}.index
+  %{t}.bv = load {v}, ptr %{t}.slot, align 64
+  %{t}.col = add i64 %p0, %{t}.p
+  %{t}.a.col = mul i64 %{t}.col, %a.cs
+""")
+    for r in range(rows):
+        out.append(f"""\
+  %{t}.a.at{r} = getelementptr {elem}, ptr %{t}.a.row{r}, i64 %{t}.a.col
+  %{t}.x{r} = load {elem}, ptr %{t}.a.at{r}, align {size}
+  %{t}.xi{r} = insertelement {v} poison, {elem} %{t}.x{r}, i64 0
+  %{t}.xs{r} = shufflevector {v} %{t}.xi{r}, {v} poison, <{NR} x i32> zeroinitializer
+  %{t}.prod{r} = fmul {v} %{t}.xs{r}, %{t}.bv
+  %{t}.sum{r} = fadd {v} %{t}.acc{r}, %{t}.prod{r}
+""")
+    out.append(f"""\
+  %{t}.p.next = add i64 %{t}.p, 1
+  %{t}.p.more = icmp slt i64 %{t}.p.next, %kc
+  br i1 %{t}.p.more, label %{t}.inner, label %{t}.store
+
+{t}.store:
+  br i1 %{t}.vec, label %{t}.store.vec, label %{t}.store.scatter
+
+{t}.store.vec:
+""")
+    for r in range(rows):
+        out.append(f"  store {v} %{t}.sum{r}, ptr %{t}.c.at{r}, align {size}\n")
+    out.append(f"  br label %{t}.stored\n\n{t}.store.scatter:\n")
+    for r in range(rows):
+        out.append(f"  call void @{scatter}({v} %{t}.sum{r}, <{NR} x ptr> align {size} "
+                   f"%{t}.c.ptrs{r}, <{NR} x i1> %{t}.pp.mask)\n")
+    out.append(f"""\
+  br label %{t}.stored
+
+{t}.stored:
+  %{t}.pp.next = add i64 %{t}.pp, 1
+  %{t}.pp.more = icmp slt i64 %{t}.pp.next, %panels
+  br i1 %{t}.pp.more, label %{t}.panel, label %{t}.panel.next
+
+{t}.panel.next:
+  %{t}.i.next = add i64 %{t}.i, {rows}
+  %{t}.i.more = icmp slt i64 %{t}.i.next, {bound}
+  br i1 %{t}.i.more, label %{t}.head, label %{after}
+""")
+    return "".join(out)
