@@ -17,8 +17,9 @@ Invariants:
   vector symbols exist in the process and which ISAs the host CPU has).
 - Only the call sites of `MATH_FUNCTIONS` change, and only by the attribute; what the code
   computes changes only within libmvec's accuracy (glibc documents < 4 ulp for these).
-- Text that calls none of them, or that already has `@llvm.compiler.used` or such an
-  attribute, is returned unchanged (the same string).
+- Text that calls none of them, or that already has such an attribute, is returned
+  unchanged (the same string); an `@llvm.compiler.used` already there (the matrix kernel's)
+  is kept, with the vector functions added to its list.
 - Meant for the final compilation only: the differentiation has no rules for `_ZGV*` calls.
 """
 
@@ -131,7 +132,7 @@ def _declaration(fn: MathFunction, variant: Variant) -> str:
 
 def annotate(text: str, library: VectorLibrary) -> str:
     """`text` with every call of a `MATH_FUNCTIONS` function mapped to its vector variants."""
-    if not library or "@llvm.compiler.used" in text or ATTRIBUTE in text:
+    if not library or ATTRIBUTE in text:
         return text
     used: dict[str, MathFunction] = {}
     lines = text.split("\n")
@@ -151,8 +152,17 @@ def annotate(text: str, library: VectorLibrary) -> str:
     if not used:
         return text
     symbols = [(fn, v) for fn in used.values() for v in library.variants[fn.base]]
-    keep = ", ".join(f"ptr @{v.symbol}" for _, v in symbols)
+    kept = [f"ptr @{v.symbol}" for _, v in symbols]
+    for k, line in enumerate(lines):  # a list already there: its entries first, then ours
+        match = _USED.match(line)
+        if match:
+            kept = [item.strip() for item in match.group(1).split(",")] + kept
+            lines[k] = ""
     extra = [_declaration(fn, v) for fn, v in symbols]
-    extra.append(f"@llvm.compiler.used = appending global [{len(symbols)} x ptr] [{keep}], "
-                 'section "llvm.metadata"')
+    extra.append(f"@llvm.compiler.used = appending global [{len(kept)} x ptr] "
+                 f"[{', '.join(kept)}], " 'section "llvm.metadata"')
     return "\n".join(lines).rstrip("\n") + "\n\n" + "\n".join(extra) + "\n"
+
+
+_USED = re.compile(r'@llvm\.compiler\.used = appending global \[\d+ x ptr\] \[([^\]]*)\], '
+                   r'section "llvm\.metadata"\s*$')

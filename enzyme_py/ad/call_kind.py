@@ -6,10 +6,10 @@ user rules (reverse: `__enzyme_register_gradient`, forward: `__enzyme_register_d
 and a Python rule written for the other mode only is that mode's to refuse or work around.
 What a kind means for the derivative (whether the call carries one here) is the mode's.
 
-Invariant: the kinds are tried in one order (memory functions, a GPU barrier, inactive, the
-mode's own rule, the other mode's Python rule, the rule table, a defined function), so both
-modes agree on what every call is; a call no kind explains has one error message
-(`no_derivative_error`).
+Invariant: the kinds are tried in one order (memory functions, the matrix kernel, a GPU
+barrier, inactive, the mode's own rule, the other mode's Python rule, the rule table, a
+defined function), so both modes agree on what every call is; a call no kind explains has
+one error message (`no_derivative_error`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from enzyme_py.analysis.memory_effects import (
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function
 from enzyme_py.rules.inactive import is_known_inactive
+from enzyme_py.rules.matrix_kernel import is_matrix_kernel
 from enzyme_py.rules.registry import lookup
 
 
@@ -41,6 +42,7 @@ class CallKind(Enum):
     DEALLOCATION = "deallocation"  # free, operator delete ...
     MEMORY = "memory"  # llvm.memcpy / memmove / memset
     MASKED_MEMORY = "masked memory"  # llvm.masked.load / store
+    MATRIX = "matrix kernel"  # @enzyme_py.gemm.<t>: differentiated by its BLAS-level rule
     BARRIER = "barrier"  # GPU threads wait for each other: mirrored in the reverse sweep
     INACTIVE = "inactive"  # known or declared (`__enzyme_inactivefn`) never to carry one
     CUSTOM = "custom rule"  # a rule the user registered for this mode
@@ -72,6 +74,8 @@ def classify_call(ctx: DerivationContext, call: I.Call, rules: CallRules) -> Cal
         return CallKind.MEMORY
     if name.startswith(MASKED_MEMORY):
         return CallKind.MASKED_MEMORY
+    if is_matrix_kernel(name):
+        return CallKind.MATRIX
     if is_barrier(name):
         return CallKind.BARRIER
     if is_inactive_call(ctx, name):

@@ -26,6 +26,7 @@ from enzyme_py.ad.call_kind import (
 from enzyme_py.ad.forward_state import ForwardState, Lanes
 from enzyme_py.ad.instruction_dispatch import InstructionHandlers, dispatch
 from enzyme_py.ad.masked_memory import forward_masked
+from enzyme_py.ad.matrix_calls import forward_matrix_call
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
 from enzyme_py.ad.shadow import check_integer_copy, stores_shadowed_pointer
 from enzyme_py.analysis import memory
@@ -113,6 +114,8 @@ def _call(st: ForwardState, call: I.Call) -> bool:
         _memory_call(st, call, name)
     elif kind is CallKind.MASKED_MEMORY:
         forward_masked(st, call)
+    elif kind is CallKind.MATRIX:
+        forward_matrix_call(st, call)
     elif kind in (CallKind.INACTIVE, CallKind.BARRIER):
         pass  # (a barrier stays where it is: tangents are computed beside the primal)
     elif kind is CallKind.CUSTOM:

@@ -19,6 +19,7 @@ from enzyme_py.ad.calls import add_out_adjoints, call_activities, reverse_split_
 from enzyme_py.ad.indirect_calls import reverse_indirect_call
 from enzyme_py.ad.instruction_dispatch import InstructionHandlers, dispatch
 from enzyme_py.ad.masked_memory import reverse_masked
+from enzyme_py.ad.matrix_calls import reverse_matrix_call
 from enzyme_py.ad.reverse_state import ReverseState
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
 from enzyme_py.ad.runtime import copy_adjoint_function, move_adjoint_function
@@ -91,6 +92,8 @@ def _call(st: ReverseState, call: I.Call) -> bool:
         _custom_jvp_call(st, call, st.ctx.registrations.forward[call.callee_name or ""])
     elif kind is CallKind.MASKED_MEMORY:
         reverse_masked(st, call)
+    elif kind is CallKind.MATRIX:
+        reverse_matrix_call(st, call)
     else:  # UNKNOWN
         raise no_derivative_error(st.ctx, call)
     return True

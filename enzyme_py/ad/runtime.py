@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from enzyme_py.ir.install import install_function
 from enzyme_py.ir.module import Function, Module
-from enzyme_py.ir.values import Value
 
 _GROW = """
 define internal void @enzyme_py.grow(ptr %slot, ptr %cap, i64 %needed, i64 %size) {

@@ -27,6 +27,7 @@ from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.values import Argument, Value
 from enzyme_py.rules.inactive import is_known_inactive
+from enzyme_py.rules.matrix_kernel import OUTPUT_ARGUMENT, is_matrix_kernel
 from enzyme_py.rules.registry import lookup
 
 MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
@@ -172,6 +173,8 @@ def _collect(fn: Function, writes: list[tuple[I.Instruction, frozenset[MemObject
             writes.append((inst, underlying(inst.args[0])))
         elif _readonly_call(inst):
             continue
+        elif is_matrix_kernel(name):  # (C += A @ B: it writes C only)
+            writes.append((inst, underlying(inst.args[OUTPUT_ARGUMENT])))
         elif isinstance(inst.callee, Function) and not inst.callee.is_declaration:
             unknown |= _callee_writes(writes, inst, inst.callee, visiting)
         else:

@@ -16,6 +16,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantAggregate
+from enzyme_py.rules.matrix_kernel import is_matrix_kernel
 
 __all__ = ["RETRY", "Array", "Compiled", "CompileSession", "ErrorSite", "FType",
            "FrontendError", "Scalar", "Tree", "Tuple", "compile_python", "type_of_value"]
@@ -54,6 +55,8 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
             fn.prefix = ["internal"]
             # inline into one function for AD, except functions marked inactive and those
             # with a custom rule: their calls must stay calls, listed in Enzyme's globals
+            if is_matrix_kernel(fn.name):
+                continue  # (its own attributes: a call the AD differentiates by its rule)
             keep = fn in inactive or fn in session.kept_calls
             fn.suffix = ["noinline"] if keep else ["alwaysinline"]
     if inactive:

@@ -25,10 +25,14 @@ the products of the shadows, never the kernel's own instructions.
 
 from __future__ import annotations
 
+from enzyme_py.ir import types as T
 from enzyme_py.ir.install import install_function
-from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.module import Function, GlobalVariable, Module
+from enzyme_py.ir.values import ConstantAggregate
 
 PREFIX = "enzyme_py.gemm."
+USED = "llvm.compiler.used"
+OUTPUT_ARGUMENT = 9  # `c`, the only memory the kernel writes
 NR = 8  # columns of a panel: lanes of one vector
 MR = 4  # rows of a register tile
 KC = 128  # depth of a block
@@ -51,7 +55,25 @@ def matrix_kernel(module: Module, elem: str) -> Function:
     `module` once."""
     if elem not in _TYPES:
         raise ValueError(f"no matrix kernel for {elem}")
-    return install_function(module, kernel_name(elem), kernel_text(elem), "enzyme_py gemm")
+    fn = install_function(module, kernel_name(elem), kernel_text(elem), "enzyme_py gemm")
+    _keep_signature(module, fn)
+    return fn
+
+
+def _keep_signature(module: Module, fn: Function) -> None:
+    """List `fn` in `@llvm.compiler.used`: its address is then taken, so LLVM's -O2 before
+    the AD neither drops nor specializes its arguments (the rule reads the call's twelve)."""
+    used = module.symbols.get(USED)
+    if not isinstance(used, GlobalVariable):
+        used = module.add_global(GlobalVariable(USED, T.ArrayType(0, T.PTR)))
+        used.prefix = ["appending"]
+        used.suffix = ['section "llvm.metadata"']
+    init = used.initializer
+    items = list(init.elements) if isinstance(init, ConstantAggregate) else []
+    if fn not in items:
+        t = T.ArrayType(len(items) + 1, T.PTR)
+        used.value_type = t
+        used.initializer = ConstantAggregate(t, (*items, fn))
 
 
 # --- the IR text ----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import numpy as np
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views
 from enzyme_py.frontend.arrays.elementwise import lift
+from enzyme_py.frontend.arrays.linalg import KERNEL_TYPES, products
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.arrays.types import promote
 from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar
@@ -159,6 +160,10 @@ def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: 
              node: ast.AST) -> Any:
     """sum over the labels not in `output` of the product of the operands' elements."""
     b = c.b
+    labels = matrix_labels(inputs, output)
+    if labels is not None and elem in KERNEL_TYPES and all(
+            v.type.elem == elem for v in operands):
+        return _by_kernel(c, operands, inputs, output, labels, node)
     order = loop_order(inputs, output)
     operands = [v if isinstance(v, L.Lazy) and set(s) == set(order) and len(set(s)) == len(s)
                 else c.view(v, node) for v, s in zip(operands, inputs, strict=True)]
@@ -210,6 +215,62 @@ def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: 
         c.b.store(c.binop(ast.Add(), cur, product(at), node).v, where)
 
     _nest(c, order, ext, {}, accumulate)
+    return out
+
+
+# --- contractions the matrix kernel computes -----------------------------------------------
+
+
+def matrix_labels(inputs: list[str], output: str
+                  ) -> tuple[str, str, str, str] | None:
+    """(batch, m, n, k) labels when two operands contract as a batch of matrix products
+    `out[b, m, n] = sum_k x[b, m, k] * y[b, k, n]` (labels in any order; at most one m, n
+    and k label each, any of them absent), else None (a diagonal, a label summed within one
+    operand, more than one label of a kind)."""
+    if len(inputs) != 2 or not output:
+        return None
+    sa, sb = inputs
+    if len(set(sa)) != len(sa) or len(set(sb)) != len(sb):
+        return None
+    batch = "".join(ch for ch in output if ch in sa and ch in sb)
+    m = "".join(ch for ch in output if ch in sa and ch not in sb)
+    n = "".join(ch for ch in output if ch in sb and ch not in sa)
+    k = "".join(ch for ch in sa if ch in sb and ch not in output)
+    if len(m) > 1 or len(n) > 1 or len(k) > 1:
+        return None
+    if set(sa) != set(batch + m + k) or set(sb) != set(batch + n + k):
+        return None
+    return batch, m, n, k
+
+
+def _arranged(c: Any, v: AVal, s: str, labels: str) -> AVal:
+    """The view `v` (axes labelled `s`) with its axes in the order of `labels`; a label it
+    lacks is an axis of extent 1."""
+    one, zero_ = ConstantInt(T.I64, 1), ConstantInt(T.I64, 0)
+    dims = [v.dims[s.index(ch)] if ch in s else one for ch in labels]
+    strides = [v.strides[s.index(ch)] if ch in s else zero_ for ch in labels]
+    return AVal(Array(v.type.elem, len(labels)), v.ptr, dims, strides, False, v.root)
+
+
+def _by_kernel(c: Any, operands: list[Any], inputs: list[str], output: str,
+               labels: tuple[str, str, str, str], node: ast.AST) -> AVal:
+    """A batch of matrix products (`matrix_labels`) by the matrix kernel: each output
+    element summed over k in order, as the loop nest sums it."""
+    batch, m, n, k = labels
+    views_ = [c.view(v, node) for v in operands]
+    ext = _label_extents(c, views_, inputs, node)
+    (xa, xb), (sa, sb) = views_, inputs
+    elem = xa.type.elem
+    out = L.fresh(c, Array(elem, len(output)), [ext[ch] for ch in output], node)
+    zero = const(elem, 0).v
+    _nest(c, list(output), ext, {},
+          lambda at: c.b.store(zero, L.element_address(c, out, [at[ch] for ch in output])))
+    if m and output[-1] == m:  # out.T = xb.T @ xa.T: the kernel's rows of C contiguous
+        (xa, sa, m), (xb, sb, n) = (xb, sb, n), (xa, sa, m)
+    products(c, _arranged(c, xa, sa, batch + (m or "_") + (k or "_")),
+             _arranged(c, xb, sb, batch + (k or "_") + (n or "_")),
+             _arranged(c, out, output, batch + (m or "_") + (n or "_")),
+             [ext[ch] for ch in batch])
     return out
 
 

@@ -42,11 +42,12 @@ from enzyme_py.frontend.arrays.heap import NULL
 from enzyme_py.frontend.arrays.reductions import error, normalize_axes, reduce
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.arrays.types import promote
-from enzyme_py.frontend.ftypes import F64, Array, FType, Scalar
+from enzyme_py.frontend.ftypes import F32, F64, Array, FType, Scalar
 from enzyme_py.frontend.values import AVal, SVal, const, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value, const_float
 from enzyme_py.rules.mathcalls import emit_math
+from enzyme_py.rules.matrix_kernel import matrix_kernel
 
 if TYPE_CHECKING:
     from enzyme_py.frontend.context import Compiling
@@ -248,6 +249,9 @@ def _matrix_product(c: Compiling, av: AVal, bv: AVal, elem: Scalar,
     n, m, inner = av.dims[-2], bv.dims[-1], av.dims[-1]
     out = L.fresh(c, Array(elem, len(lead) + 2), [*lead, n, m], node)
     _zero(c, out)
+    if elem in KERNEL_TYPES and av.type.elem == elem and bv.type.elem == elem:
+        products(c, av, bv, out, lead)
+        return out
     release = None
     if not lead and not bv.contiguous:
         bv, release = _rows_made_contiguous(c, bv, node)
@@ -273,6 +277,29 @@ def _matrix_product(c: Compiling, av: AVal, bv: AVal, elem: Scalar,
     if release is not None:
         release()
     return out
+
+
+#: Element types the matrix kernel (`rules.matrix_kernel`) computes in.
+KERNEL_TYPES = (F64, F32)
+
+
+def products(c: Compiling, av: AVal, bv: AVal, out: AVal, lead: list[Value]) -> None:
+    """out[b] += av[b] @ bv[b] for each index b of the leading axes `lead` (the element
+    type one of `KERNEL_TYPES`, the operands' too), by calls of the matrix kernel (any
+    strides: views are passed as they are), which sums each element over k in order like
+    the loop nest."""
+    kernel = matrix_kernel(c.fn.parent, str(out.type.elem.ir))
+    a_lead, b_lead = _lead_view(c, av, lead), _lead_view(c, bv, lead)
+    zero_ = ConstantInt(T.I64, 0)
+
+    def batch(bidx: list[Value]) -> None:
+        at = [*bidx, zero_, zero_]
+        c.b.call(kernel, [out.dims[-2], out.dims[-1], av.dims[-1],
+                          L.element_address(c, a_lead, at), *a_lead.strides[-2:],
+                          L.element_address(c, b_lead, at), *b_lead.strides[-2:],
+                          L.element_address(c, out, at), *out.strides[-2:]])
+
+    loops.nest(c, lead, batch)
 
 
 def _rows_made_contiguous(c: Compiling, bv: AVal, node: ast.AST

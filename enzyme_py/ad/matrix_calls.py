@@ -1,0 +1,157 @@
+"""The BLAS-level rule of the matrix kernel: calls of `@enzyme_py.gemm.<t>` (C += A @ B).
+
+The kernel's instructions are never differentiated; its calls are, as Enzyme's BLAS rules do
+for gemm, by more calls of the same kernel on the shadows (`rules.matrix_kernel` takes any
+strides, so a transpose is the same pointer with its strides swapped):
+
+- reverse: C's adjoint passes through unchanged (C_new = C_old + A B), and
+  dA += dC @ B.T, dB += A.T @ dC, each only for an operand whose memory has a shadow;
+- forward: dC += dA @ B + A @ dB, right after the call.
+
+The reverse sweep reads A (for dB) and B (for dA) as the call saw them. Memory the function
+writes after the call (a later statement, or the call again in a loop) is copied right after
+the call in the forward sweep (`@enzyme_py.gemm.save.<t>`: a contiguous copy on the heap,
+freed once the reverse has used it); memory nothing writes again is read in place.
+
+Invariant: the call's argument order is the kernel's (m, n, k, a, a.rs, a.cs, b, b.rs, b.cs,
+c, c.rs, c.cs); the products run in the kernel's exact order, so a gradient is deterministic.
+"""
+
+from __future__ import annotations
+
+from enzyme_py.ad.forward_state import ForwardState
+from enzyme_py.ad.reverse_state import ReverseState
+from enzyme_py.analysis.memory_effects import write_after
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.install import install_function
+from enzyme_py.ir.module import Function
+from enzyme_py.ir.values import ConstantInt, Value
+from enzyme_py.rules.matrix_kernel import PREFIX, matrix_kernel
+
+_M, _N, _K, _A, _ARS, _ACS, _B, _BRS, _BCS, _C, _CRS, _CCS = range(12)
+
+_SAVE = """
+define internal ptr @{name}(i64 %rows, i64 %cols, ptr %src, i64 %rs, i64 %cs) {{
+entry:
+  %count = mul i64 %rows, %cols
+  %bytes = mul i64 %count, {size}
+  %dst = call ptr @malloc(i64 %bytes)
+  %any = icmp sgt i64 %count, 0
+  br i1 %any, label %row, label %done
+row:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %row.end ]
+  %src.off = mul i64 %i, %rs
+  %src.row = getelementptr {ty}, ptr %src, i64 %src.off
+  %dst.off = mul i64 %i, %cols
+  %dst.row = getelementptr {ty}, ptr %dst, i64 %dst.off
+  br label %col
+col:
+  %j = phi i64 [ 0, %row ], [ %j.next, %col ]
+  %s.off = mul i64 %j, %cs
+  %s.at = getelementptr {ty}, ptr %src.row, i64 %s.off
+  %x = load {ty}, ptr %s.at, align {size}
+  %d.at = getelementptr {ty}, ptr %dst.row, i64 %j
+  store {ty} %x, ptr %d.at, align {size}
+  %j.next = add i64 %j, 1
+  %j.more = icmp slt i64 %j.next, %cols
+  br i1 %j.more, label %col, label %row.end
+row.end:
+  %i.next = add i64 %i, 1
+  %i.more = icmp slt i64 %i.next, %rows
+  br i1 %i.more, label %row, label %done
+done:
+  ret ptr %dst
+}}
+declare ptr @malloc(i64)
+"""
+
+
+def _kernel_of(call: I.Call) -> Function:
+    callee = call.callee
+    assert isinstance(callee, Function)
+    return callee
+
+
+def _elem(call: I.Call) -> str:
+    return {"f64": "double", "f32": "float"}[(call.callee_name or "")[len(PREFIX):]]
+
+
+def _save_function(call: I.Call) -> Function:
+    """`@enzyme_py.gemm.save.<t>(rows, cols, src, rs, cs)`: a fresh contiguous copy."""
+    elem = _elem(call)
+    module = _kernel_of(call).parent
+    assert module is not None
+    name = f"enzyme_py.gemm.save.{(call.callee_name or '')[len(PREFIX):]}"
+    size = 8 if elem == "double" else 4
+    return install_function(module, name, _SAVE.format(name=name, ty=elem, size=size),
+                            "enzyme_py gemm")
+
+
+def reverse_matrix_call(st: ReverseState, call: I.Call) -> None:
+    """dA += dC @ B.T and dB += A.T @ dC, at the builder of the reverse sweep."""
+    activity = st.ctx.activity
+    a, b, c = call.args[_A], call.args[_B], call.args[_C]
+    if not activity.touches_shadow(c):
+        return
+    a_active, b_active = activity.touches_shadow(a), activity.touches_shadow(b)
+    if not (a_active or b_active):
+        return
+    kernel = matrix_kernel(_kernel_of(call).parent, _elem(call))  # type: ignore[arg-type]
+    m, n, k = (st.tape.lookup(call.args[i]) for i in (_M, _N, _K))
+    # what the reverse reads of the primal: B for dA, A for dB
+    b_read = _operand_as_called(st, call, _B) if a_active else None
+    a_read = _operand_as_called(st, call, _A) if b_active else None
+    dc = st.reverse_shadow(c)
+    crs, ccs = st.tape.lookup(call.args[_CRS]), st.tape.lookup(call.args[_CCS])
+    bld = st.b
+    if b_read is not None:
+        ptr, rs, cs, _ = b_read
+        bld.call(kernel, [m, k, n, dc, crs, ccs, ptr, cs, rs, st.reverse_shadow(a),
+                          st.tape.lookup(call.args[_ARS]), st.tape.lookup(call.args[_ACS])])
+    if a_read is not None:
+        ptr, rs, cs, _ = a_read
+        bld.call(kernel, [k, n, m, ptr, cs, rs, dc, crs, ccs, st.reverse_shadow(b),
+                          st.tape.lookup(call.args[_BRS]), st.tape.lookup(call.args[_BCS])])
+    free = st.ctx.libc.free()
+    for got in (a_read, b_read):
+        if got is not None and got[3]:
+            bld.call(free, [got[0]])
+
+
+def _operand_as_called(st: ReverseState, call: I.Call, at: int
+                       ) -> tuple[Value, Value, Value, bool]:
+    """(pointer, row stride, column stride, whether it is a copy to free) of the operand at
+    argument `at` (A or B) as the call read it, for the reverse sweep: the memory itself when
+    nothing writes it after the call, else a copy made right after the call in the forward
+    sweep (rows x cols, contiguous)."""
+    ptr = call.args[at]
+    if write_after(st.effects, call, [ptr]) is None:
+        return (st.tape.lookup(ptr), st.tape.lookup(call.args[at + 1]),
+                st.tape.lookup(call.args[at + 2]), False)
+    rows, cols = (call.args[_M], call.args[_K]) if at == _A else (call.args[_K], call.args[_N])
+    after = Builder().position_after_def(call)
+    saved = after.call(_save_function(call), [rows, cols, ptr, call.args[at + 1],
+                                              call.args[at + 2]], name="gemm.saved")
+    return st.tape.lookup(saved), st.tape.lookup(cols), ConstantInt(T.I64, 1), True
+
+
+def forward_matrix_call(st: ForwardState, call: I.Call) -> None:
+    """dC += dA @ B + A @ dB right after the call (C_new = C_old + A B)."""
+    activity = st.ctx.activity
+    a, b, c = call.args[_A], call.args[_B], call.args[_C]
+    if not activity.touches_shadow(c):
+        return
+    a_active, b_active = activity.touches_shadow(a), activity.touches_shadow(b)
+    kernel = matrix_kernel(_kernel_of(call).parent, _elem(call))  # type: ignore[arg-type]
+    args = list(call.args)
+    a_sh = st.shadows(a) if a_active else (None,) * st.width
+    b_sh = st.shadows(b) if b_active else (None,) * st.width
+    c_sh = st.shadows(c)
+    bld = st.b.position_after_def(call)  # (after the shadows: finding one may insert code)
+    for da, db, dc in zip(a_sh, b_sh, c_sh, strict=True):
+        if da is not None:
+            bld.call(kernel, [*args[:_A], da, *args[_ARS:_C], dc, *args[_CRS:]])
+        if db is not None:
+            bld.call(kernel, [*args[:_B], db, *args[_BRS:_C], dc, *args[_CRS:]])
