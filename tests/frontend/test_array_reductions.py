@@ -684,9 +684,10 @@ def test_einsum_copied_operand_keeps_each_sum_in_order(f, inputs, output, args):
 def test_einsum_copied_operand_grad():
     L, X = RNG.normal(size=(3, 5, 5)), RNG.normal(size=(7, 3, 5))
     _grad(ein_gmm_loss, L, X, argnums=(0, 1))
-    # the primal allocates the result (7 x 3 x 5) and the copy of L (3 x 5 x 5), once each
+    # the primal allocates the result (7 x 3 x 5) once: the matrix kernel reads L with its
+    # strides, so L is not copied (the loop nest copied it, 3 x 5 x 5)
     heap = enzyme_py.profile(ein_gmm_loss, L, X, argnums=(0, 1), repeat=1).primal_heap
-    assert sorted((s.calls, s.bytes) for s in heap) == [(1, 75 * 8), (1, 105 * 8)]
+    assert sorted((s.calls, s.bytes) for s in heap) == [(1, 105 * 8)]
     _grad(ein_gmm_loss, L.transpose(0, 2, 1), X[:, ::-1], argnums=(0, 1))
 
 
