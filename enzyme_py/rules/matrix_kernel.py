@@ -9,13 +9,14 @@ one at a time and in that order: `c = (((c + a0 b0) + a1 b1) + ...)`, a multiply
 nest `C[i, :] += A[i, p] * B[p, :]`. Strides are in elements, of any sign, so a transposed or
 strided view is passed as it is (the AD's rule passes `B.T` as `b` with its strides swapped).
 
-How it runs: columns of C in panels of `NR` (one vector), depth in blocks of `KC`: the panel
-of B for a block is gathered once into a stack buffer of vectors (lanes past n are zero), then
-each group of `MR` rows of C keeps an `MR x NR` tile in vector registers (loaded from C,
-plain vector loads where C's rows are contiguous and the panel is full, masked gathers
-otherwise), adds the block's products (A's element splatted times B's vector), and stores the
-tile back; leftover rows go one at a time. Each element's sum still runs over p in order:
-a block starts from what the previous one stored.
+How it runs: columns of C in blocks of `NC` and depth in blocks of `KC`; B's block is
+gathered once, a panel of `NR` columns (one vector) at a time, into a stack buffer (lanes past
+n are zero); then each group of `MR` rows of C keeps an `MR x NR` tile per panel in vector
+registers: loaded from C (plain vector loads where C's rows are contiguous and the panel is
+full, masked loads where they are contiguous and the panel is C's last, part full, masked
+gathers otherwise), the block's products added (A's element splatted times B's vector), and
+stored back the same way; leftover rows go one at a time. Each element's sum still runs
+over p in order: a block starts from what the previous one stored.
 
 Invariants: C overlaps neither A nor B; `m, n, k >= 0` (nothing happens when one is 0); the
 function reads A and B, writes only C, and allocates nothing on the heap; it is `noinline`,
@@ -79,20 +80,24 @@ def _keep_signature(module: Module, fn: Function) -> None:
 # --- the IR text ----------------------------------------------------------------------------
 
 
-def _splat(name: str, scalar: str) -> str:
-    """IR lines making `%name`, a vector of `NR` i64 each `scalar`."""
-    return (f"  %{name}.ins = insertelement <{NR} x i64> poison, i64 {scalar}, i64 0\n"
-            f"  %{name} = shufflevector <{NR} x i64> %{name}.ins, <{NR} x i64> poison, "
-            f"<{NR} x i32> zeroinitializer\n")
+def _declarations(elem: str) -> str:
+    """The masked memory intrinsics the kernel calls, for both tile widths."""
+    suffix = _TYPES[elem][0]
+    out = []
+    for w in (NR, NARROW):
+        v, vp, vm = f"<{w} x {elem}>", f"<{w} x ptr>", f"<{w} x i1>"
+        out += [f"declare {v} @llvm.masked.gather.v{w}{suffix}.v{w}p0({vp}, {vm}, {v})",
+                f"declare void @llvm.masked.scatter.v{w}{suffix}.v{w}p0({v}, {vp}, {vm})",
+                f"declare {v} @llvm.masked.load.v{w}{suffix}.p0(ptr, {vm}, {v})",
+                f"declare void @llvm.masked.store.v{w}{suffix}.p0({v}, ptr, {vm})"]
+    return "\n".join(out) + "\n"
 
 
 def kernel_text(elem: str) -> str:
     """The kernel's IR for the float type `elem`."""
     suffix, size = _TYPES[elem]
     v = f"<{NR} x {elem}>"
-    lanes = ", ".join(f"i64 {i}" for i in range(NR))
     gather = f"llvm.masked.gather.v{NR}{suffix}.v{NR}p0"
-    scatter = f"llvm.masked.scatter.v{NR}{suffix}.v{NR}p0"
     panels = NC // NR
     head = f"""
 define internal void @{kernel_name(elem)}(i64 %m, i64 %n, i64 %k, ptr %a, i64 %a.rs, \
@@ -107,7 +112,6 @@ entry:
   %work = and i1 %mn.pos, %k.pos
   %m.tiles = udiv i64 %m, {MR}
   %m.tiled = mul i64 %m.tiles, {MR}
-{_splat("b.cs.v", "%b.cs")}{_splat("c.cs.v", "%c.cs")}\
   br i1 %work, label %cols.head, label %done
 
 cols.head:                                        ; columns j0 .. j0 + {NC} of C
@@ -175,43 +179,55 @@ done:
   ret void
 }}
 
-declare {v} @{gather}(<{NR} x ptr>, <{NR} x i1>, {v})
-declare void @{scatter}({v}, <{NR} x ptr>, <{NR} x i1>)
-"""
+{_declarations(elem)}"""
     tiles = _rows(elem, size, MR, first="0", entry="tiles.head", bound="%m.tiled",
                   after="rest.check")
     rest = _rows(elem, size, 1, first="%m.tiled", entry="rest.check", bound="%m",
                  after="depth.next")
-    del lanes
     return head + tiles + rest + tail
 
 
 def _lanes(panel: str, of: str) -> str:
-    """IR lines for panel `%panel` of the column block: `%panel.mask` (lanes inside C),
-    `%panel.col` (its first column), `%panel.full`, and `%panel.<of>.lanes` (each lane's
-    column times `%<of>.cs`)."""
-    lanes = ", ".join(f"i64 {i}" for i in range(NR))
+    """IR lines for panel `%panel` of the column block: its first column `%panel.col`, and
+    (`_lane_vectors`) which of its `NR` lanes lie inside C and where they are in `of`."""
     return f"""\
   %{panel}.first = mul i64 %{panel}, {NR}
   %{panel}.col = add i64 %j0, %{panel}.first
-  %{panel}.left = sub i64 %n, %{panel}.col
-  %{panel}.full = icmp sge i64 %{panel}.left, {NR}
-{_splat(f"{panel}.left.v", f"%{panel}.left")}\
-  %{panel}.mask = icmp slt <{NR} x i64> <{lanes}>, %{panel}.left.v
-{_splat(f"{panel}.col.v", f"%{panel}.col")}\
-  %{panel}.cols = add <{NR} x i64> %{panel}.col.v, <{lanes}>
-  %{panel}.{of}.lanes = mul <{NR} x i64> %{panel}.cols, %{of}.cs.v
+{_lane_vectors(panel, f"%{panel}.col", of, NR)}"""
+
+
+def _lane_vectors(name: str, col: str, of: str, width: int) -> str:
+    """IR lines for `width` lanes from column `col`: `%name.left` (columns of C from `col`
+    on), `%name.full` (all lanes inside C), `%name.mask` (the lanes inside) and
+    `%name.<of>.lanes` (each lane's column times `%<of>.cs`)."""
+    lanes = ", ".join(f"i64 {i}" for i in range(width))
+    vi = f"<{width} x i64>"
+    return f"""\
+  %{name}.left = sub i64 %n, {col}
+  %{name}.full = icmp sge i64 %{name}.left, {width}
+  %{name}.left.ins = insertelement {vi} poison, i64 %{name}.left, i64 0
+  %{name}.left.v = shufflevector {vi} %{name}.left.ins, {vi} poison, \
+<{width} x i32> zeroinitializer
+  %{name}.mask = icmp slt {vi} <{lanes}>, %{name}.left.v
+  %{name}.col.ins = insertelement {vi} poison, i64 {col}, i64 0
+  %{name}.col.v = shufflevector {vi} %{name}.col.ins, {vi} poison, <{width} x i32> zeroinitializer
+  %{name}.cols = add {vi} %{name}.col.v, <{lanes}>
+  %{name}.{of}.cs.ins = insertelement {vi} poison, i64 %{of}.cs, i64 0
+  %{name}.{of}.cs.v = shufflevector {vi} %{name}.{of}.cs.ins, {vi} poison, \
+<{width} x i32> zeroinitializer
+  %{name}.{of}.lanes = mul {vi} %{name}.cols, %{name}.{of}.cs.v
 """
+
+
+#: Lanes of the narrow tile, used for a last panel with at most this many columns left.
+NARROW = 4
 
 
 def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
           after: str) -> str:
     """The loop over groups of `rows` rows from row `first` (reached from block `entry`)
-    while below `bound`, then on to block `after`; in each group, a tile per panel."""
-    suffix = _TYPES[elem][0]
-    v = f"<{NR} x {elem}>"
-    gather = f"llvm.masked.gather.v{NR}{suffix}.v{NR}p0"
-    scatter = f"llvm.masked.scatter.v{NR}{suffix}.v{NR}p0"
+    while below `bound`, then on to block `after`; in each group, a tile per panel: `NR`
+    lanes wide, or `NARROW` for a last panel with no more columns left than that."""
     t = f"t{rows}"
     out = [f"""
 {t}.head:                                          ; rows i .. i + {rows}
@@ -230,67 +246,17 @@ def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
 
 {t}.panel:                                         ; one tile: these rows, one panel
   %{t}.pp = phi i64 [ 0, %{t}.head ], [ %{t}.pp.next, %{t}.stored ]
-{_lanes(f"{t}.pp", "c")}\
-  %{t}.c.j = mul i64 %{t}.pp.col, %c.cs
+  %{t}.first = mul i64 %{t}.pp, {NR}
+  %{t}.col = add i64 %j0, %{t}.first
+  %{t}.c.j = mul i64 %{t}.col, %c.cs
   %{t}.base = mul i64 %{t}.pp, {KC}
-  %{t}.vec = and i1 %c.unit, %{t}.pp.full
+  %{t}.cols.left = sub i64 %n, %{t}.col
+  %{t}.narrow = icmp sle i64 %{t}.cols.left, {NARROW}
+  br i1 %{t}.narrow, label %{t}.w{NARROW}, label %{t}.w{NR}
 """)
-    for r in range(rows):
-        out.append(f"  %{t}.c.at{r} = getelementptr {elem}, ptr %{t}.c.row{r}, i64 %{t}.c.j\n"
-                   f"  %{t}.c.ptrs{r} = getelementptr {elem}, ptr %{t}.c.row{r}, "
-                   f"<{NR} x i64> %{t}.pp.c.lanes\n")
-    out.append(f"  br i1 %{t}.vec, label %{t}.load.vec, label %{t}.load.gather\n\n"
-               f"{t}.load.vec:\n")
-    for r in range(rows):
-        out.append(f"  %{t}.lv{r} = load {v}, ptr %{t}.c.at{r}, align {size}\n")
-    out.append(f"  br label %{t}.loaded\n\n{t}.load.gather:\n")
-    for r in range(rows):
-        out.append(f"  %{t}.lg{r} = call {v} @{gather}(<{NR} x ptr> align {size} "
-                   f"%{t}.c.ptrs{r}, <{NR} x i1> %{t}.pp.mask, {v} zeroinitializer)\n")
-    out.append(f"  br label %{t}.loaded\n\n{t}.loaded:\n")
-    for r in range(rows):
-        out.append(f"  %{t}.init{r} = phi {v} [ %{t}.lv{r}, %{t}.load.vec ], "
-                   f"[ %{t}.lg{r}, %{t}.load.gather ]\n")
-    out.append(f"  br label %{t}.inner\n\n{t}.inner:\n"
-               f"  %{t}.p = phi i64 [ 0, %{t}.loaded ], [ %{t}.p.next, %{t}.inner ]\n")
-    for r in range(rows):
-        out.append(f"  %{t}.acc{r} = phi {v} [ %{t}.init{r}, %{t}.loaded ], "
-                   f"[ %{t}.sum{r}, %{t}.inner ]\n")
-    out.append(f"""\
-  %{t}.index = add i64 %{t}.base, %{t}.p
-  %{t}.slot = getelementptr {v}, ptr %buffer, i64 %{t}.index
-  %{t}.bv = load {v}, ptr %{t}.slot, align 64
-  %{t}.col = add i64 %p0, %{t}.p
-  %{t}.a.col = mul i64 %{t}.col, %a.cs
-""")
-    for r in range(rows):
-        out.append(f"""\
-  %{t}.a.at{r} = getelementptr {elem}, ptr %{t}.a.row{r}, i64 %{t}.a.col
-  %{t}.x{r} = load {elem}, ptr %{t}.a.at{r}, align {size}
-  %{t}.xi{r} = insertelement {v} poison, {elem} %{t}.x{r}, i64 0
-  %{t}.xs{r} = shufflevector {v} %{t}.xi{r}, {v} poison, <{NR} x i32> zeroinitializer
-  %{t}.prod{r} = fmul {v} %{t}.xs{r}, %{t}.bv
-  %{t}.sum{r} = fadd {v} %{t}.acc{r}, %{t}.prod{r}
-""")
-    out.append(f"""\
-  %{t}.p.next = add i64 %{t}.p, 1
-  %{t}.p.more = icmp slt i64 %{t}.p.next, %kc
-  br i1 %{t}.p.more, label %{t}.inner, label %{t}.store
-
-{t}.store:
-  br i1 %{t}.vec, label %{t}.store.vec, label %{t}.store.scatter
-
-{t}.store.vec:
-""")
-    for r in range(rows):
-        out.append(f"  store {v} %{t}.sum{r}, ptr %{t}.c.at{r}, align {size}\n")
-    out.append(f"  br label %{t}.stored\n\n{t}.store.scatter:\n")
-    for r in range(rows):
-        out.append(f"  call void @{scatter}({v} %{t}.sum{r}, <{NR} x ptr> align {size} "
-                   f"%{t}.c.ptrs{r}, <{NR} x i1> %{t}.pp.mask)\n")
-    out.append(f"""\
-  br label %{t}.stored
-
+    for width in (NR, NARROW):
+        out.append(_tile(elem, size, rows, t, width))
+    out.append(f"""
 {t}.stored:
   %{t}.pp.next = add i64 %{t}.pp, 1
   %{t}.pp.more = icmp slt i64 %{t}.pp.next, %panels
@@ -301,4 +267,89 @@ def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
   %{t}.i.more = icmp slt i64 %{t}.i.next, {bound}
   br i1 %{t}.i.more, label %{t}.head, label %{after}
 """)
+    return "".join(out)
+
+
+def _tile(elem: str, size: int, rows: int, t: str, width: int) -> str:
+    """The `rows x width` tile of rows `%t.i...` at column `%t.col`: loaded from C, the
+    block's products added in order of p, stored back; then on to `%t.stored`."""
+    suffix = _TYPES[elem][0]
+    v = f"<{width} x {elem}>"
+    vp, vm = f"<{width} x ptr>", f"<{width} x i1>"
+    gather = f"llvm.masked.gather.v{width}{suffix}.v{width}p0"
+    scatter = f"llvm.masked.scatter.v{width}{suffix}.v{width}p0"
+    load = f"llvm.masked.load.v{width}{suffix}.p0"
+    store = f"llvm.masked.store.v{width}{suffix}.p0"
+    w = f"{t}.w{width}"
+    out = [f"""
+{w}:                                               ; {rows} x {width}
+{_lane_vectors(w, f"%{t}.col", "c", width)}\
+  %{w}.vec = and i1 %c.unit, %{w}.full
+"""]
+    for r in range(rows):
+        out.append(f"  %{w}.c.at{r} = getelementptr {elem}, ptr %{t}.c.row{r}, i64 %{t}.c.j\n"
+                   f"  %{w}.c.ptrs{r} = getelementptr {elem}, ptr %{t}.c.row{r}, "
+                   f"<{width} x i64> %{w}.c.lanes\n")
+    out.append(f"  br i1 %{w}.vec, label %{w}.load.vec, label %{w}.load.part\n\n"
+               f"{w}.load.vec:\n")
+    for r in range(rows):
+        out.append(f"  %{w}.lv{r} = load {v}, ptr %{w}.c.at{r}, align {size}\n")
+    out.append(f"  br label %{w}.loaded\n\n{w}.load.part:\n"
+               f"  br i1 %c.unit, label %{w}.load.masked, label %{w}.load.gather\n\n"
+               f"{w}.load.masked:\n")
+    for r in range(rows):
+        out.append(f"  %{w}.lm{r} = call {v} @{load}(ptr align {size} %{w}.c.at{r}, "
+                   f"{vm} %{w}.mask, {v} zeroinitializer)\n")
+    out.append(f"  br label %{w}.loaded\n\n{w}.load.gather:\n")
+    for r in range(rows):
+        out.append(f"  %{w}.lg{r} = call {v} @{gather}({vp} align {size} %{w}.c.ptrs{r}, "
+                   f"{vm} %{w}.mask, {v} zeroinitializer)\n")
+    out.append(f"  br label %{w}.loaded\n\n{w}.loaded:\n")
+    for r in range(rows):
+        out.append(f"  %{w}.init{r} = phi {v} [ %{w}.lv{r}, %{w}.load.vec ], "
+                   f"[ %{w}.lm{r}, %{w}.load.masked ], [ %{w}.lg{r}, %{w}.load.gather ]\n")
+    out.append(f"  br label %{w}.inner\n\n{w}.inner:\n"
+               f"  %{w}.p = phi i64 [ 0, %{w}.loaded ], [ %{w}.p.next, %{w}.inner ]\n")
+    for r in range(rows):
+        out.append(f"  %{w}.acc{r} = phi {v} [ %{w}.init{r}, %{w}.loaded ], "
+                   f"[ %{w}.sum{r}, %{w}.inner ]\n")
+    out.append(f"""\
+  %{w}.index = add i64 %{t}.base, %{w}.p
+  %{w}.slot = getelementptr <{NR} x {elem}>, ptr %buffer, i64 %{w}.index
+  %{w}.bv = load {v}, ptr %{w}.slot, align 32
+  %{w}.col.p = add i64 %p0, %{w}.p
+  %{w}.a.col = mul i64 %{w}.col.p, %a.cs
+""")
+    for r in range(rows):
+        out.append(f"""\
+  %{w}.a.at{r} = getelementptr {elem}, ptr %{t}.a.row{r}, i64 %{w}.a.col
+  %{w}.x{r} = load {elem}, ptr %{w}.a.at{r}, align {size}
+  %{w}.xi{r} = insertelement {v} poison, {elem} %{w}.x{r}, i64 0
+  %{w}.xs{r} = shufflevector {v} %{w}.xi{r}, {v} poison, <{width} x i32> zeroinitializer
+  %{w}.prod{r} = fmul {v} %{w}.xs{r}, %{w}.bv
+  %{w}.sum{r} = fadd {v} %{w}.acc{r}, %{w}.prod{r}
+""")
+    out.append(f"""\
+  %{w}.p.next = add i64 %{w}.p, 1
+  %{w}.p.more = icmp slt i64 %{w}.p.next, %kc
+  br i1 %{w}.p.more, label %{w}.inner, label %{w}.store
+
+{w}.store:
+  br i1 %{w}.vec, label %{w}.store.vec, label %{w}.store.part
+
+{w}.store.vec:
+""")
+    for r in range(rows):
+        out.append(f"  store {v} %{w}.sum{r}, ptr %{w}.c.at{r}, align {size}\n")
+    out.append(f"  br label %{t}.stored\n\n{w}.store.part:\n"
+               f"  br i1 %c.unit, label %{w}.store.masked, label %{w}.store.scatter\n\n"
+               f"{w}.store.masked:\n")
+    for r in range(rows):
+        out.append(f"  call void @{store}({v} %{w}.sum{r}, ptr align {size} %{w}.c.at{r}, "
+                   f"{vm} %{w}.mask)\n")
+    out.append(f"  br label %{t}.stored\n\n{w}.store.scatter:\n")
+    for r in range(rows):
+        out.append(f"  call void @{scatter}({v} %{w}.sum{r}, {vp} align {size} "
+                   f"%{w}.c.ptrs{r}, {vm} %{w}.mask)\n")
+    out.append(f"  br label %{t}.stored\n")
     return "".join(out)

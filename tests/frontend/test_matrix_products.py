@@ -14,6 +14,7 @@ import pytest
 
 import enzyme_py as ez
 from enzyme_py.api.show import show
+from enzyme_py.frontend.arrays.contractions import matrix_labels
 from enzyme_py.testing import numpy_as_jax
 from tests.frontend.against_numpy_and_jax import check
 
@@ -151,3 +152,28 @@ def test_a_product_of_views_reads_them_in_place():
     for p in range(a.shape[1]):
         want = want + a[:, p, None] * b[None, p, :]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("inputs,output,want", [
+    (["ij", "jk"], "ik", ("", "i", "k", "j")),
+    (["kji", "nki"], "nkj", ("k", "j", "n", "i")),
+    (["bi", "bj"], "bij", ("b", "i", "j", "")),
+    (["bik", "bkj"], "bij", ("b", "i", "j", "k")),
+    (["ij", "j"], "i", None),  # matrix-vector: the loop nest's dot products
+    (["ij", "ij"], "ij", None),  # element-wise
+    (["ii", "ij"], "j", None),  # a diagonal
+    (["ijk", "kl"], "il", None),  # j summed within one operand
+    (["ijk", "jkl"], "il", None),  # two summed labels
+    (["ij", "jk"], "", None),
+])
+def test_which_einsums_are_matrix_products(inputs, output, want):
+    assert matrix_labels(inputs, output) == want
+
+
+def matrix_vector_einsum(a, x):
+    return np.sum(np.einsum("ij,j->i", a, x) ** 2)
+
+
+def test_an_einsum_the_kernel_does_not_take_still_differentiates():
+    check(matrix_vector_einsum, RNG.standard_normal((5, 7)), RNG.standard_normal(7),
+          argnums=(0, 1), rtol=1e-11)

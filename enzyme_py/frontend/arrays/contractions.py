@@ -224,9 +224,10 @@ def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: 
 def matrix_labels(inputs: list[str], output: str
                   ) -> tuple[str, str, str, str] | None:
     """(batch, m, n, k) labels when two operands contract as a batch of matrix products
-    `out[b, m, n] = sum_k x[b, m, k] * y[b, k, n]` (labels in any order; at most one m, n
-    and k label each, any of them absent), else None (a diagonal, a label summed within one
-    operand, more than one label of a kind)."""
+    `out[b, m, n] = sum_k x[b, m, k] * y[b, k, n]` (labels in any order; one m and one n
+    label, at most one k, any number of batch labels), else None: a diagonal, a label summed
+    within one operand, more than one label of a kind, or no m or no n (a matrix-vector
+    product or an element-wise one runs better as the loop nest's dot products)."""
     if len(inputs) != 2 or not output:
         return None
     sa, sb = inputs
@@ -236,7 +237,7 @@ def matrix_labels(inputs: list[str], output: str
     m = "".join(ch for ch in output if ch in sa and ch not in sb)
     n = "".join(ch for ch in output if ch in sb and ch not in sa)
     k = "".join(ch for ch in sa if ch in sb and ch not in output)
-    if len(m) > 1 or len(n) > 1 or len(k) > 1:
+    if len(m) != 1 or len(n) != 1 or len(k) > 1:
         return None
     if set(sa) != set(batch + m + k) or set(sb) != set(batch + n + k):
         return None
@@ -265,11 +266,11 @@ def _by_kernel(c: Any, operands: list[Any], inputs: list[str], output: str,
     zero = const(elem, 0).v
     _nest(c, list(output), ext, {},
           lambda at: c.b.store(zero, L.element_address(c, out, [at[ch] for ch in output])))
-    if m and output[-1] == m:  # out.T = xb.T @ xa.T: the kernel's rows of C contiguous
+    if output[-1] == m:  # out.T = xb.T @ xa.T: the kernel's rows of C contiguous
         (xa, sa, m), (xb, sb, n) = (xb, sb, n), (xa, sa, m)
-    products(c, _arranged(c, xa, sa, batch + (m or "_") + (k or "_")),
-             _arranged(c, xb, sb, batch + (k or "_") + (n or "_")),
-             _arranged(c, out, output, batch + (m or "_") + (n or "_")),
+    products(c, _arranged(c, xa, sa, batch + m + (k or "_")),
+             _arranged(c, xb, sb, batch + (k or "_") + n),
+             _arranged(c, out, output, batch + m + n),
              [ext[ch] for ch in batch])
     return out
 
