@@ -177,3 +177,34 @@ def matrix_vector_einsum(a, x):
 def test_an_einsum_the_kernel_does_not_take_still_differentiates():
     check(matrix_vector_einsum, RNG.standard_normal((5, 7)), RNG.standard_normal(7),
           argnums=(0, 1), rtol=1e-11)
+
+
+def tanh_layer(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
+
+
+def test_hessians_differentiate_the_rule_again():
+    """Forward over reverse: the tangent of the gradient's own kernel calls (dA += dC B^T
+    differentiated in dC and B) is the rule applied again."""
+    w, x = RNG.standard_normal((4, 3)), RNG.standard_normal((5, 4))
+    ours = ez.hessian(tanh_layer)(w, x)
+    with jax.enable_x64(True):
+        want = jax.hessian(numpy_as_jax(tanh_layer))(jnp.asarray(w), jnp.asarray(x))
+    np.testing.assert_allclose(ours, np.asarray(want), rtol=1e-11, atol=1e-12)
+
+
+def test_a_product_inside_a_jax_primitive():
+    import enzyme_py.jax as ezjax
+
+    op = ezjax.primitive(tanh_layer)
+    w, x = RNG.standard_normal((4, 3)), RNG.standard_normal((5, 4))
+    with jax.enable_x64(True):
+        ref = numpy_as_jax(tanh_layer)
+        got = jax.jit(jax.grad(op, argnums=(0, 1)))(jnp.asarray(w), jnp.asarray(x))
+        want = jax.grad(ref, argnums=(0, 1))(jnp.asarray(w), jnp.asarray(x))
+        xs = jnp.asarray(RNG.standard_normal((3, 5, 4)))
+        batched_ = jax.vmap(op, in_axes=(None, 0))(jnp.asarray(w), xs)
+        batched_want = jax.vmap(ref, in_axes=(None, 0))(jnp.asarray(w), xs)
+    for g, r in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(batched_), np.asarray(batched_want), rtol=1e-12)
