@@ -208,3 +208,24 @@ def test_a_product_inside_a_jax_primitive():
     for g, r in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(batched_), np.asarray(batched_want), rtol=1e-12)
+
+
+def sin_of_matmul(a, b):
+    return np.sum(np.sin(np.matmul(a, b)))
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4, 5), (1, 5, 2)), ((1, 4, 5), (3, 5, 2)),
+                                   ((2, 1, 4, 5), (3, 5, 6)), ((0, 5), (5, 3)),
+                                   ((4, 0), (0, 3))],
+                         ids=["b-broadcast", "a-broadcast", "4-d", "no-rows", "no-depth"])
+def test_broadcast_stacks_and_empty_products(sa, sb):
+    """A stack broadcast over another (stride 0 on its batch axis) gets the sum of the
+    batch's adjoint products; empty extents give empty or zero gradients."""
+    a, b = RNG.standard_normal(sa), RNG.standard_normal(sb)
+    assert ez.jit(sin_of_matmul)(a, b) == pytest.approx(sin_of_matmul(a, b), rel=1e-13,
+                                                         abs=1e-13)
+    ga, gb = ez.grad(sin_of_matmul, argnums=(0, 1))(a, b)
+    with jax.enable_x64(True):
+        ja, jb = jax.grad(numpy_as_jax(sin_of_matmul), argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ga, np.asarray(ja), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gb, np.asarray(jb), rtol=1e-12, atol=1e-14)
