@@ -1,27 +1,38 @@
-"""The matrix product kernel `@enzyme_py.gemm.<t>`: C += A @ B, register-blocked, in LLVM IR.
+"""The matrix product kernel `@enzyme_py.gemm.<t>`: C += A @ B for a batch of matrices,
+register-blocked, in LLVM IR.
 
-    void @enzyme_py.gemm.f64(i64 m, i64 n, i64 k, ptr a, i64 a.rs, i64 a.cs,
-                             ptr b, i64 b.rs, i64 b.cs, ptr c, i64 c.rs, i64 c.cs)
+    void @enzyme_py.gemm.f64(i64 batch, i64 m, i64 n, i64 k,
+                             ptr a, i64 a.bs, i64 a.rs, i64 a.cs,
+                             ptr b, i64 b.bs, i64 b.rs, i64 b.cs,
+                             ptr c, i64 c.bs, i64 c.rs, i64 c.cs)
 
-adds to each `c[i, j]` (i < m, j < n) the products `a[i, p] * b[p, j]` for p = 0, 1, ..., k-1,
-one at a time and in that order: `c = (((c + a0 b0) + a1 b1) + ...)`, a multiply then an add
-(no fused multiply-add), so a product summed into a zeroed C has the bits of the plain loop
-nest `C[i, :] += A[i, p] * B[p, :]`. Strides are in elements, of any sign, so a transposed or
-strided view is passed as it is (the AD's rule passes `B.T` as `b` with its strides swapped).
+adds to each `c[q, i, j]` (q < batch, i < m, j < n) the products `a[q, i, p] * b[q, p, j]` for
+p = 0, 1, ..., k-1, one at a time and in that order: `c = (((c + a0 b0) + a1 b1) + ...)`, a
+multiply then an add (no fused multiply-add), so a product summed into a zeroed C has the
+bits of the plain loop nest `C[q, i, :] += A[q, i, p] * B[q, p, :]`. Strides (`bs` between
+matrices of the batch, `rs` between rows, `cs` between columns) are in elements, of any
+sign, so a transposed, strided or broadcast view (stride 0) is passed as it is: the AD's rule
+passes `B.T` as `b` with its strides swapped.
 
-How it runs: columns of C in blocks of `NC` and depth in blocks of `KC`; B's block is
-gathered once, a panel of `NR` columns (one vector) at a time, into a stack buffer (lanes past
-n are zero); then each group of `MR` rows of C keeps an `MR x NR` tile per panel in vector
-registers: loaded from C (plain vector loads where C's rows are contiguous and the panel is
-full, masked loads where they are contiguous and the panel is C's last, part full, masked
-gathers otherwise), the block's products added (A's element splatted times B's vector), and
-stored back the same way; leftover rows go one at a time. Each element's sum still runs
-over p in order: a block starts from what the previous one stored.
+How it runs: columns of C in blocks of `NC` and depth in blocks of `KC`; for as many
+matrices of the batch as fit in a stack buffer of `BUFFER` vectors, the blocks of B are
+gathered, a panel of `NR` columns (one vector) at a time (lanes past n are zero); then for
+each group of `MR` rows, and within it for each of those matrices (so rows of A and C whose
+batch axis lies between their row and column axes are read in memory order), an `MR x NR`
+tile per panel is kept in vector registers: loaded from C (plain vector loads where C's
+rows are contiguous and the panel is full, masked loads where they are contiguous and the
+panel is C's last, part full, masked gathers otherwise; a last panel of at most `NARROW`
+columns takes a tile that narrow), the block's products added (A's element splatted times
+B's vector), and stored back the same way; leftover rows go one at a time. Each element's
+sum still runs over p in order: a block starts from what the previous one stored. Where C
+is the same matrix for several q (stride 0: a broadcast operand's adjoint), its elements
+take the products of those q one tile after another.
 
-Invariants: C overlaps neither A nor B; `m, n, k >= 0` (nothing happens when one is 0); the
-function reads A and B, writes only C, and allocates nothing on the heap; it is `noinline`,
-so a caller keeps it as a call, which the AD differentiates by its rule (`ad/matrix_calls`):
-the products of the shadows, never the kernel's own instructions.
+Invariants: C overlaps neither A nor B (except C with itself across q, stride 0); the
+extents are >= 0 (nothing happens when one is 0); the function reads A and B, writes only
+C, and allocates nothing on the heap; it is `noinline`, so a caller keeps it as a call,
+which the AD differentiates by its rule (`ad/matrix_calls`): products of the shadows,
+never the kernel's own instructions.
 """
 
 from __future__ import annotations
@@ -33,11 +44,12 @@ from enzyme_py.ir.values import ConstantAggregate
 
 PREFIX = "enzyme_py.gemm."
 USED = "llvm.compiler.used"
-OUTPUT_ARGUMENT = 9  # `c`, the only memory the kernel writes
+OUTPUT_ARGUMENT = 12  # `c`, the only memory the kernel writes
 NR = 8  # columns of a panel: lanes of one vector
 MR = 4  # rows of a register tile
 KC = 128  # depth of a block
-NC = 64  # columns of a block: its panels of B (NC / NR of them, KC deep) fill a stack buffer
+BUFFER = 1024  # vectors of the stack buffer for blocks of B (64 KiB of doubles)
+NC = 64  # columns of a block: NC / NR panels
 
 _TYPES = {"double": ("f64", 8), "float": ("f32", 4)}
 
@@ -98,18 +110,20 @@ def kernel_text(elem: str) -> str:
     suffix, size = _TYPES[elem]
     v = f"<{NR} x {elem}>"
     gather = f"llvm.masked.gather.v{NR}{suffix}.v{NR}p0"
-    panels = NC // NR
     head = f"""
-define internal void @{kernel_name(elem)}(i64 %m, i64 %n, i64 %k, ptr %a, i64 %a.rs, \
-i64 %a.cs, ptr %b, i64 %b.rs, i64 %b.cs, ptr %c, i64 %c.rs, i64 %c.cs) noinline {{
+define internal void @{kernel_name(elem)}(i64 %batch, i64 %m, i64 %n, i64 %k, ptr %a, \
+i64 %a.bs, i64 %a.rs, i64 %a.cs, ptr %b, i64 %b.bs, i64 %b.rs, i64 %b.cs, ptr %c, \
+i64 %c.bs, i64 %c.rs, i64 %c.cs) noinline {{
 entry:
-  %buffer = alloca [{panels * KC} x {v}], align 64
+  %buffer = alloca [{BUFFER} x {v}], align 64
   %c.unit = icmp eq i64 %c.cs, 1
+  %q.pos = icmp sgt i64 %batch, 0
   %m.pos = icmp sgt i64 %m, 0
   %n.pos = icmp sgt i64 %n, 0
   %k.pos = icmp sgt i64 %k, 0
-  %mn.pos = and i1 %m.pos, %n.pos
-  %work = and i1 %mn.pos, %k.pos
+  %qm.pos = and i1 %q.pos, %m.pos
+  %nk.pos = and i1 %n.pos, %k.pos
+  %work = and i1 %qm.pos, %nk.pos
   %m.tiles = udiv i64 %m, {MR}
   %m.tiled = mul i64 %m.tiles, {MR}
   br i1 %work, label %cols.head, label %done
@@ -128,33 +142,56 @@ depth.head:                                       ; depth p0 .. p0 + {KC}
   %k.left = sub i64 %k, %p0
   %k.big = icmp sgt i64 %k.left, {KC}
   %kc = select i1 %k.big, i64 {KC}, i64 %k.left
+  %per.batch = mul i64 %panels, %kc
+  %fit = udiv i64 {BUFFER}, %per.batch
+  br label %group.head
+
+group.head:                                       ; the batches g0 .. g0 + gs
+  %g0 = phi i64 [ 0, %depth.head ], [ %g0.next, %group.next ]
+  %q.left = sub i64 %batch, %g0
+  %q.big = icmp sgt i64 %q.left, %fit
+  %gs = select i1 %q.big, i64 %fit, i64 %q.left
+  br label %pack.batch
+
+pack.batch:                                       ; their blocks of B, gathered
+  %pq = phi i64 [ 0, %group.head ], [ %pq.next, %pack.batch.next ]
+  %pq.index = add i64 %g0, %pq
+  %pq.off = mul i64 %pq.index, %b.bs
+  %pq.b = getelementptr {elem}, ptr %b, i64 %pq.off
+  %pq.base = mul i64 %pq, %per.batch
   br label %pack.panel
 
-pack.panel:                                       ; B's block gathered, a panel at a time
-  %pp = phi i64 [ 0, %depth.head ], [ %pp.next, %pack.panel.next ]
+pack.panel:                                       ; a panel at a time
+  %pp = phi i64 [ 0, %pack.batch ], [ %pp.next, %pack.panel.next ]
 {_lanes("pp", "b")}\
-  %pp.base = mul i64 %pp, {KC}
+  %pp.skip = mul i64 %pp, %kc
+  %pp.base = add i64 %pq.base, %pp.skip
   br label %pack
 
 pack:
-  %q = phi i64 [ 0, %pack.panel ], [ %q.next, %pack ]
-  %q.row = add i64 %p0, %q
-  %q.off = mul i64 %q.row, %b.rs
-  %q.at = getelementptr {elem}, ptr %b, i64 %q.off
-  %q.ptrs = getelementptr {elem}, ptr %q.at, <{NR} x i64> %pp.b.lanes
-  %q.vec = call {v} @{gather}(<{NR} x ptr> align {size} %q.ptrs, <{NR} x i1> %pp.mask, \
+  %r = phi i64 [ 0, %pack.panel ], [ %r.next, %pack ]
+  %r.row = add i64 %p0, %r
+  %r.off = mul i64 %r.row, %b.rs
+  %r.at = getelementptr {elem}, ptr %pq.b, i64 %r.off
+  %r.ptrs = getelementptr {elem}, ptr %r.at, <{NR} x i64> %pp.b.lanes
+  %r.vec = call {v} @{gather}(<{NR} x ptr> align {size} %r.ptrs, <{NR} x i1> %pp.mask, \
 {v} zeroinitializer)
-  %q.index = add i64 %pp.base, %q
-  %q.slot = getelementptr {v}, ptr %buffer, i64 %q.index
-  store {v} %q.vec, ptr %q.slot, align 64
-  %q.next = add i64 %q, 1
-  %q.more = icmp slt i64 %q.next, %kc
-  br i1 %q.more, label %pack, label %pack.panel.next
+  %r.index = add i64 %pp.base, %r
+  %r.slot = getelementptr {v}, ptr %buffer, i64 %r.index
+  store {v} %r.vec, ptr %r.slot, align 64
+  %r.next = add i64 %r, 1
+  %r.more = icmp slt i64 %r.next, %kc
+  br i1 %r.more, label %pack, label %pack.panel.next
 
 pack.panel.next:
   %pp.next = add i64 %pp, 1
   %pp.more = icmp slt i64 %pp.next, %panels
-  br i1 %pp.more, label %pack.panel, label %tiles.head
+  br i1 %pp.more, label %pack.panel, label %pack.batch.next
+
+pack.batch.next:
+  %pq.next = add i64 %pq, 1
+  %pq.more = icmp slt i64 %pq.next, %gs
+  br i1 %pq.more, label %pack.batch, label %tiles.head
 
 tiles.head:
   %any.tiles = icmp sgt i64 %m.tiled, 0
@@ -163,7 +200,12 @@ tiles.head:
     tail = f"""
 rest.check:
   %any.rest = icmp slt i64 %m.tiled, %m
-  br i1 %any.rest, label %t1.head, label %depth.next
+  br i1 %any.rest, label %t1.head, label %group.next
+
+group.next:
+  %g0.next = add i64 %g0, %gs
+  %g0.more = icmp slt i64 %g0.next, %batch
+  br i1 %g0.more, label %group.head, label %depth.next
 
 depth.next:
   %p0.next = add i64 %p0, {KC}
@@ -183,7 +225,7 @@ done:
     tiles = _rows(elem, size, MR, first="0", entry="tiles.head", bound="%m.tiled",
                   after="rest.check")
     rest = _rows(elem, size, 1, first="%m.tiled", entry="rest.check", bound="%m",
-                 after="depth.next")
+                 after="group.next")
     return head + tiles + rest + tail
 
 
@@ -226,30 +268,47 @@ NARROW = 4
 def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
           after: str) -> str:
     """The loop over groups of `rows` rows from row `first` (reached from block `entry`)
-    while below `bound`, then on to block `after`; in each group, a tile per panel: `NR`
-    lanes wide, or `NARROW` for a last panel with no more columns left than that."""
+    while below `bound`, then on to block `after`; in each group, for each batch of the
+    group of batches, a tile per panel: `NR` lanes wide, or `NARROW` for a last panel with
+    no more columns left than that."""
     t = f"t{rows}"
     out = [f"""
 {t}.head:                                          ; rows i .. i + {rows}
-  %{t}.i = phi i64 [ {first}, %{entry} ], [ %{t}.i.next, %{t}.panel.next ]
+  %{t}.i = phi i64 [ {first}, %{entry} ], [ %{t}.i.next, %{t}.batch.next ]
 """]
     for r in range(rows):
         out.append(f"""\
   %{t}.i{r} = add i64 %{t}.i, {r}
   %{t}.c.off{r} = mul i64 %{t}.i{r}, %c.rs
-  %{t}.c.row{r} = getelementptr {elem}, ptr %c, i64 %{t}.c.off{r}
   %{t}.a.off{r} = mul i64 %{t}.i{r}, %a.rs
-  %{t}.a.row{r} = getelementptr {elem}, ptr %a, i64 %{t}.a.off{r}
+""")
+    out.append(f"""\
+  br label %{t}.batch
+
+{t}.batch:                                         ; these rows of one batch
+  %{t}.q = phi i64 [ 0, %{t}.head ], [ %{t}.q.next, %{t}.panel.next ]
+  %{t}.q.index = add i64 %g0, %{t}.q
+  %{t}.q.c = mul i64 %{t}.q.index, %c.bs
+  %{t}.q.a = mul i64 %{t}.q.index, %a.bs
+  %{t}.q.base = mul i64 %{t}.q, %per.batch
+""")
+    for r in range(rows):
+        out.append(f"""\
+  %{t}.c.at.row{r} = add i64 %{t}.q.c, %{t}.c.off{r}
+  %{t}.c.row{r} = getelementptr {elem}, ptr %c, i64 %{t}.c.at.row{r}
+  %{t}.a.at.row{r} = add i64 %{t}.q.a, %{t}.a.off{r}
+  %{t}.a.row{r} = getelementptr {elem}, ptr %a, i64 %{t}.a.at.row{r}
 """)
     out.append(f"""\
   br label %{t}.panel
 
 {t}.panel:                                         ; one tile: these rows, one panel
-  %{t}.pp = phi i64 [ 0, %{t}.head ], [ %{t}.pp.next, %{t}.stored ]
+  %{t}.pp = phi i64 [ 0, %{t}.batch ], [ %{t}.pp.next, %{t}.stored ]
   %{t}.first = mul i64 %{t}.pp, {NR}
   %{t}.col = add i64 %j0, %{t}.first
   %{t}.c.j = mul i64 %{t}.col, %c.cs
-  %{t}.base = mul i64 %{t}.pp, {KC}
+  %{t}.skip = mul i64 %{t}.pp, %kc
+  %{t}.base = add i64 %{t}.q.base, %{t}.skip
   %{t}.cols.left = sub i64 %n, %{t}.col
   %{t}.narrow = icmp sle i64 %{t}.cols.left, {NARROW}
   br i1 %{t}.narrow, label %{t}.w{NARROW}, label %{t}.w{NR}
@@ -263,6 +322,11 @@ def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
   br i1 %{t}.pp.more, label %{t}.panel, label %{t}.panel.next
 
 {t}.panel.next:
+  %{t}.q.next = add i64 %{t}.q, 1
+  %{t}.q.more = icmp slt i64 %{t}.q.next, %gs
+  br i1 %{t}.q.more, label %{t}.batch, label %{t}.batch.next
+
+{t}.batch.next:
   %{t}.i.next = add i64 %{t}.i, {rows}
   %{t}.i.more = icmp slt i64 %{t}.i.next, {bound}
   br i1 %{t}.i.more, label %{t}.head, label %{after}

@@ -14,8 +14,8 @@ from enzyme_py.backend.native import compile_ir
 from enzyme_py.ir import Module
 from enzyme_py.rules.matrix_kernel import KC, NC, kernel_name, matrix_kernel
 
-_ARGS = ", ".join(["i64 %m, i64 %n, i64 %k"] + [f"ptr %{x}, i64 %{x}.rs, i64 %{x}.cs"
-                                                for x in "abc"])
+_ARGS = ", ".join(["i64 %q, i64 %m, i64 %n, i64 %k"] +
+                  [f"ptr %{x}, i64 %{x}.bs, i64 %{x}.rs, i64 %{x}.cs" for x in "abc"])
 
 
 
@@ -30,18 +30,22 @@ def kernels():
                     "\n  ret void\n}")
     jm = compile_ir(str(module) + "\n" + "\n".join(text))
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
-    proto = ctypes.CFUNCTYPE(None, i64, i64, i64, ptr, i64, i64, ptr, i64, i64, ptr, i64, i64)
+    proto = ctypes.CFUNCTYPE(None, i64, i64, i64, i64, *[ptr, i64, i64, i64] * 3)
     return jm, {np.float64: proto(jm.address("call.double")),
                 np.float32: proto(jm.address("call.float"))}
 
 
 def _call(kernels, a, b, c):
-    """c += a @ b through the kernel, every operand passed with its own strides."""
+    """c += a @ b through the kernel, for stacks (3-D: one matrix per index of the first
+    axis, all given) or matrices (a batch of one), each operand with its own strides."""
     _, fns = kernels
     size = a.itemsize
-    fns[a.dtype.type](c.shape[0], c.shape[1], a.shape[1],
+    if c.ndim == 2:
+        a, b, c = a[None], b[None], c[None]
+    fns[a.dtype.type](c.shape[0], c.shape[1], c.shape[2], a.shape[2],
                       *(x for v in (a, b, c) for x in (v.ctypes.data, v.strides[0] // size,
-                                                        v.strides[1] // size)))
+                                                        v.strides[1] // size,
+                                                        v.strides[2] // size)))
 
 
 def _in_order(a, b, c):
@@ -110,9 +114,43 @@ def test_the_kernel_is_installed_once_and_kept_from_argument_rewrites():
     assert matrix_kernel(module, "double") is first
     assert first.name == kernel_name("double")
     assert "noinline" in first.suffix
+    assert len(first.args) == 16
     used = module.symbols["llvm.compiler.used"]
     assert list(used.initializer.elements) == [first]  # type: ignore[union-attr]
     matrix_kernel(module, "float")
     assert len(used.initializer.elements) == 2  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="no matrix kernel for half"):
         matrix_kernel(module, "half")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_batch_with_its_axis_inside_the_matrices_and_a_shared_b(kernels, dtype):
+    """A batch whose axis lies between rows and columns ('nki', as gmm's centred points),
+    B shared by every matrix (stride 0), and a batch larger than the stack buffer holds."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((37, 6, 10)).astype(dtype)  # (n, batch, i)
+    a = x.transpose(1, 0, 2)  # (batch, n, i): rows 60 elements apart
+    b = np.broadcast_to(rng.standard_normal((10, 11)).astype(dtype), (6, 10, 11))
+    out = np.zeros((37, 6, 11), dtype)
+    c = out.transpose(1, 0, 2)
+    _call(kernels, a, b, c)
+    for q in range(6):
+        np.testing.assert_array_equal(c[q], _in_order(a[q], b[q], np.zeros((37, 11), dtype)))
+    big = 3000  # 3000 x 1 x 1 blocks of B: more than one group of the batch
+    a2 = rng.standard_normal((big, 2, 1)).astype(dtype)
+    b2 = rng.standard_normal((big, 1, 3)).astype(dtype)
+    c2 = np.zeros((big, 2, 3), dtype)
+    _call(kernels, a2, b2, c2)
+    np.testing.assert_array_equal(c2, a2 * b2)
+
+
+def test_products_of_a_batch_into_one_c_add_up(kernels):
+    """C shared across the batch (stride 0: a broadcast operand's adjoint) receives every
+    matrix's products."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((5, 7, 4))
+    b = rng.standard_normal((5, 4, 9))
+    base = np.zeros((7, 9))
+    c = np.lib.stride_tricks.as_strided(base, (5, 7, 9), (0, *base.strides))
+    _call(kernels, a, b, c)
+    np.testing.assert_allclose(base, np.einsum("qik,qkj->ij", a, b), rtol=1e-13)

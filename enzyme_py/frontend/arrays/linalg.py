@@ -287,19 +287,23 @@ def products(c: Compiling, av: AVal, bv: AVal, out: AVal, lead: list[Value]) -> 
     """out[b] += av[b] @ bv[b] for each index b of the leading axes `lead` (the element
     type one of `KERNEL_TYPES`, the operands' too), by calls of the matrix kernel (any
     strides: views are passed as they are), which sums each element over k in order like
-    the loop nest."""
+    the loop nest: one call per index of all leading axes but the last, which is the
+    kernel's batch axis."""
     kernel = matrix_kernel(c.fn.parent, str(out.type.elem.ir))
     a_lead, b_lead = _lead_view(c, av, lead), _lead_view(c, bv, lead)
-    zero_ = ConstantInt(T.I64, 0)
+    zero_, one = ConstantInt(T.I64, 0), ConstantInt(T.I64, 1)
+    outer = lead[:-1]
 
-    def batch(bidx: list[Value]) -> None:
-        at = [*bidx, zero_, zero_]
-        c.b.call(kernel, [out.dims[-2], out.dims[-1], av.dims[-1],
-                          L.element_address(c, a_lead, at), *a_lead.strides[-2:],
-                          L.element_address(c, b_lead, at), *b_lead.strides[-2:],
-                          L.element_address(c, out, at), *out.strides[-2:]])
+    def call(bidx: list[Value]) -> None:
+        at = [*bidx, *([zero_] * (len(lead) - len(outer))), zero_, zero_]
+        batch = [lead[-1], *(v.strides[len(outer)] for v in (a_lead, b_lead, out))] \
+            if lead else [one, zero_, zero_, zero_]
+        c.b.call(kernel, [batch[0], out.dims[-2], out.dims[-1], av.dims[-1],
+                          L.element_address(c, a_lead, at), batch[1], *a_lead.strides[-2:],
+                          L.element_address(c, b_lead, at), batch[2], *b_lead.strides[-2:],
+                          L.element_address(c, out, at), batch[3], *out.strides[-2:]])
 
-    loops.nest(c, lead, batch)
+    loops.nest(c, outer, call)
 
 
 def _rows_made_contiguous(c: Compiling, bv: AVal, node: ast.AST
