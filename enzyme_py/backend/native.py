@@ -35,6 +35,7 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from enzyme_py import vector_math
+from enzyme_py.backend import shared_code
 from enzyme_py.backend.arguments import (
     _apply,
     _ArgInfo,
@@ -341,7 +342,8 @@ def _vector_library() -> vector_math.VectorLibrary:
 
 
 def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
-               keep_object: bool = False, object_code: bytes | None = None) -> JITModule:
+               keep_object: bool = False, object_code: bytes | None = None,
+               share: bool = True) -> JITModule:
     """Parse, verify, optimize (unless `opt_level` is 0) and JIT-compile LLVM text (OrcJIT).
 
     From -O2 on, where the host has glibc's libmvec, loops calling sin, cos, exp, log or pow
@@ -351,7 +353,9 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
     only code generation runs (at `opt_level`). `keep_object`: generate the machine code as
     an object file first (kept as `JITModule.object`, for the persistent cache); with
     `object_code` (such a file, made from the same preoptimized `text`), no code is generated
-    at all: the object is linked as it is.
+    at all: the object is linked as it is. With `share`, a function of `shared_code.SHARED`
+    (the matrix kernel) that `text` defines is declared instead and linked to the process's
+    one compiled copy.
 
     Example::
 
@@ -367,6 +371,10 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
     if not preoptimized:  # (preoptimized text is this backend's own output)
         with stage("LLVM: check the target"):
             check_jit(text, opt_level)  # what LLVM would end the process on (`jit_check`)
+    shared: dict[str, int] = {}
+    if share:
+        text, names = shared_code.split_off(text)
+        shared = _shared_symbols(names, keep_object or object_code is not None)
     library = _vector_library()
     vectorize = opt_level >= 2 and bool(library) and not preoptimized
     if vectorize:
@@ -397,6 +405,8 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
                                 tuple(_sret_name(info.name) for info in wrappers), externals)
         return link_object(optimized, obj, manifest, opt_level)
     builder = llvm.JITLibraryBuilder().add_current_process()
+    for name, at in shared.items():
+        builder.import_symbol(name, at)
     builder.add_ir(link_text)
     exports = [*functions, *globals_, *(_sret_name(info.name) for info in wrappers)]
     with stage("LLVM: code generation and linking"):
@@ -413,8 +423,11 @@ def link_object(text: str, object_code: bytes, manifest: LinkManifest,
     cache's fast path. Its external symbols must still be found in the process."""
     _check_level(opt_level)
     _host()  # (the libraries the code may call are loaded with the host)
+    shared = _shared_symbols([n for n in manifest.externals if n in shared_code.SHARED], True)
     _check_resolved([n for n in manifest.externals if not llvm.address_of_symbol(n)])
     builder = llvm.JITLibraryBuilder().add_current_process()
+    for name, at in shared.items():
+        builder.import_symbol(name, at)
     builder.add_object_img(object_code)
     exports = [*manifest.functions, *manifest.globals, *manifest.wrappers]
     with stage("LLVM: linking"):
@@ -423,6 +436,17 @@ def link_object(text: str, object_code: bytes, manifest: LinkManifest,
                    dict(manifest.functions))
     jm.object, jm.manifest = object_code, manifest
     return jm
+
+
+def _shared_symbols(names: list[str], persistent: bool) -> dict[str, int]:
+    """The addresses of the process's copies of the shared functions `names` (compiled on
+    first use; `persistent`: kept in the persistent cache), also made known to LLVM's symbol
+    lookup (`_unresolved`)."""
+    out = {name: shared_code.address(name, compile_ir, link_object, persistent)
+           for name in names}
+    for name, at in out.items():
+        llvm.add_symbol(name, at)
+    return out
 
 
 def _linked(builder: llvm.JITLibraryBuilder, exports: list[str], level: int, size: int,
