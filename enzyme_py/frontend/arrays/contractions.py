@@ -5,7 +5,10 @@ loop nests.
 (`'ij,jk->ik'`) or implicit (`'ij,jk'`: the labels used once, sorted), any number of
 operands, a label repeated within an operand taking a diagonal (`'ii->i'`). It is one loop
 per label, ordered by `loop_order` so that memory is read in row-major order where the
-subscripts allow it. When every output label is outside every summed label, each output
+subscripts allow it; a two-operand contraction that is a batch of matrix products
+(`matrix_labels`: `'ij,jk->ik'`, `'kji,nki->nkj'`, `'bik,bkj->bij'`) in float64 or float32
+is a call of the matrix kernel instead (`linalg.products`), with the same sums in the same
+order. When every output label is outside every summed label, each output
 element is one scalar accumulation (a dot product: `'ij,kj->ik'`, `'ij,j->i'`); otherwise
 the fresh output is zeroed and accumulated in place (`'ij,jk->ik'` runs `i, j, k`, the
 inner loop contiguous in both `B` and the output, as `@` does). An operand that would make

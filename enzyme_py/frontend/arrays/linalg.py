@@ -5,15 +5,21 @@ Shapes follow NumPy: 1-D·1-D is a scalar; 2-D·1-D and 1-D·2-D are vectors; 2-
 N-D operands (N > 2) are stacks of matrices broadcast over the leading axes (`np.matmul`).
 The inner extents must agree (a recorded `ValueError` otherwise).
 
-Loop order: a matrix product runs `i, k, j` (`C[i, :] += A[i, k] * B[k, :]`), so the inner
+A product of matrices (or stacks of them) in float64 or float32 whose operands have the
+result's type is a call of the matrix kernel (`rules/matrix_kernel.py`, differentiated by
+its rule in `ad/matrix_calls.py`): the views go in with their strides, a stack is one call
+per index of its leading axes but the last (the kernel's batch axis). Otherwise (integers,
+mixed types) it is a loop nest `i, k, j` (`C[i, :] += A[i, k] * B[k, :]`), so the inner
 loop is contiguous in `B` and `C` and carries no reduction: it vectorizes without
-reassociation, in the primal and in the adjoint. A 2-D `B` whose rows are not contiguous at
-run time (`W.T` in `x @ W.T`, a Fortran-order or strided argument) is first copied into a
-C-contiguous block, freed after the product. A matrix-vector product sums rows of A four
-at a time in one loop over k (independent sums, so no add waits on the previous row's), or,
-when A is read by columns (`A.T @ x`), updates the result column by column; a vector-matrix
-product updates the result row by row, or sums columns when they are contiguous. Every
-element is summed over k in order, whichever loop runs.
+reassociation, in the primal and in the adjoint; a 2-D `B` whose rows are not contiguous at
+run time (`W.T` in `x @ W.T`) is first copied into a C-contiguous block, freed after the
+product. Both sum each element over k in order, with the same bits.
+
+A matrix-vector product sums rows of A four at a time in one loop over k (independent sums,
+so no add waits on the previous row's), or, when A is read by columns (`A.T @ x`), updates
+the result column by column; a vector-matrix product updates the result row by row, or sums
+columns when they are contiguous. Every element is summed over k in order, whichever loop
+runs.
 
 Invariant: operands are read as views (a lazy operand is computed once into a temporary:
 each of its elements is read many times); the result is a fresh buffer.
