@@ -52,9 +52,8 @@ def _lu(a):
 
     Blocked (LAPACK's getrf): each panel of `_BLOCK` columns is factorized, rows swapped
     whole; then U's rows right of it (a unit-lower solve) and the trailing matrix (minus
-    L21 @ U12, a row at a time, so the row stays in cache through the panel). Every element
-    gets the updates of the unblocked elimination in the same order: the result is the
-    same to the bit."""
+    L21 @ U12, by the matrix kernel: `_subtract_products`). Every element gets the updates
+    of the unblocked elimination in the same order: the result is the same to the bit."""
     _square(a)
     n = a.shape[0]
     lu = a * 1.0
@@ -86,12 +85,25 @@ def _lu(a):
                     lu[i, k] = f
                     for j in range(k + 1, end):
                         lu[i, j] -= f * lu[k, j]
-        for i in range(k0 + 1, n):  # U12 = L11^-1 A12, then A22 -= L21 U12
-            for j in range(k0, min(i, end)):
+        for i in range(k0 + 1, end):  # U12 = L11^-1 A12
+            for j in range(k0, i):
                 c = lu[i, j]
                 for col in range(end, n):
                     lu[i, col] -= c * lu[j, col]
+        if end < n:  # A22 -= L21 U12
+            _subtract_products(lu[end:, end:], lu[end:, k0:end], lu[k0:end, end:])
     return lu, perm, sign
+
+
+def _subtract_products(c, a, b):
+    """c -= a @ b in place, each element's products subtracted one at a time in order (the
+    elimination's order: c - a0 b0 - a1 b1 ...). Compiled, it is a call of the matrix
+    kernel (`arrays/linalg.py`: c += (-a) @ b, the same bits); run by NumPy, these loops."""
+    for i in range(c.shape[0]):
+        for j in range(a.shape[1]):
+            f = a[i, j]
+            for col in range(c.shape[1]):
+                c[i, col] -= f * b[j, col]
 
 
 def _singular(lu):

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from enzyme_py.frontend import numpy_prelude_linalg as stand_ins
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import loops, views
 from enzyme_py.frontend.arrays.elementwise import lift
@@ -48,7 +49,7 @@ from enzyme_py.frontend.arrays.heap import NULL
 from enzyme_py.frontend.arrays.reductions import error, normalize_axes, reduce
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.arrays.types import promote
-from enzyme_py.frontend.ftypes import F32, F64, Array, FType, Scalar
+from enzyme_py.frontend.ftypes import F32, F64, NONE, Array, FType, Scalar
 from enzyme_py.frontend.values import AVal, SVal, const, convert
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value, const_float
@@ -310,6 +311,34 @@ def products(c: Compiling, av: AVal, bv: AVal, out: AVal, lead: list[Value]) -> 
                           L.element_address(c, out, at), batch[3], *out.strides[-2:]])
 
     loops.nest(c, outer, call)
+
+
+def _subtract_products_type(call: TypeCall) -> FType | None:
+    """`numpy_prelude_linalg._subtract_products(c, a, b)`: three matrices of one float type
+    of the kernel's (the stand-ins' own helper; nothing else calls it)."""
+    call.only()
+    if any(t is None for t in call.args):
+        return None
+    if not (len(call.args) == 3 and all(isinstance(t, Array) and t.ndim == 2 and
+                                        t.elem == call.args[0].elem  # type: ignore[union-attr]
+                                        for t in call.args) and
+            call.args[0].elem in KERNEL_TYPES):  # type: ignore[union-attr]
+        raise call.error("_subtract_products takes three float matrices of one type")
+    return NONE
+
+
+@array_function(stand_ins._subtract_products, type_rule=_subtract_products_type)
+def _subtract_products(call: EmitCall) -> Any:
+    """c += (-a) @ b by the kernel: `c - x` and `c + (-x)` are the same number, and a
+    negated product `(-a) b` is `-(a b)` exactly, so each element gets the bits of the
+    in-order subtraction."""
+    c = call.c
+    cv, av, bv = (c.view(v, call.node) for v in call.args)
+    elem = cv.type.elem
+    negated = c.view(lift(c, [av], elem, lambda v: SVal(elem, c.b.fneg(v[0].v)), call.node),
+                     call.node)
+    products(c, negated, bv, cv, [])
+    return None
 
 
 def _rows_made_contiguous(c: Compiling, bv: AVal, node: ast.AST
