@@ -1,5 +1,8 @@
 """Caches of compiled code keyed by the user's function, which never keep it alive.
 
+`cache_dir()` is where the persistent caches keep their files (`api/disk_cache.py`, and the
+backend's shared copy of the matrix kernel, `backend/shared_code.py`).
+
 `FunctionCache` maps a function to a dict of entries (per argument signature and the like)
 through a weak reference: when the function is collected its entries, and the native code
 they hold, go with it. Functions that cannot be weakly referenced get a strong entry.
@@ -10,11 +13,19 @@ same entry at once both compile, and one result wins — never a half-built entr
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
+from pathlib import Path
 from typing import Any
 
-__all__ = ["FunctionCache"]
+__all__ = ["FunctionCache", "cache_dir"]
+
+
+def cache_dir() -> Path:
+    """Where persistent entries live (`ENZYME_PY_CACHE_DIR`, else `~/.cache/enzyme_py`)."""
+    env = os.environ.get("ENZYME_PY_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "enzyme_py"
 
 
 class FunctionCache:

@@ -31,7 +31,7 @@ from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.install import install_function
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantInt, Value
-from enzyme_py.rules.matrix_kernel import PREFIX, matrix_kernel
+from enzyme_py.rules.matrix_kernel import PREFIX, kernel_type
 
 # the kernel's arguments: batch, extents, then each operand's pointer and three strides
 _Q, _M, _N, _K, _A, _ABS, _ARS, _ACS, _B, _BBS, _BRS, _BCS, _C, _CBS, _CRS, _CCS = range(16)
@@ -88,24 +88,20 @@ declare ptr @malloc(i64)
 
 
 def _kernel_of(call: I.Call) -> Function:
+    """The kernel the call calls (the one its rule calls again)."""
     callee = call.callee
     assert isinstance(callee, Function)
     return callee
 
 
-def _elem(call: I.Call) -> str:
-    return {"f64": "double", "f32": "float"}[(call.callee_name or "")[len(PREFIX):]]
-
-
 def _save_function(call: I.Call) -> Function:
     """`@enzyme_py.gemm.save.<t>(batch, rows, cols, src, bs, rs, cs)`: a fresh contiguous
     copy of the batch's matrices (of one, when the batch shares it: `bs` 0)."""
-    elem = _elem(call)
-    module = _kernel_of(call).parent
-    assert module is not None
-    name = f"enzyme_py.gemm.save.{(call.callee_name or '')[len(PREFIX):]}"
-    size = 8 if elem == "double" else 4
-    return install_function(module, name, _SAVE.format(name=name, ty=elem, size=size),
+    kernel = _kernel_of(call)
+    elem, size = kernel_type(kernel.name or "")
+    assert kernel.parent is not None
+    name = f"enzyme_py.gemm.save.{(kernel.name or '')[len(PREFIX):]}"
+    return install_function(kernel.parent, name, _SAVE.format(name=name, ty=elem, size=size),
                             "enzyme_py gemm")
 
 
@@ -119,7 +115,7 @@ def reverse_matrix_call(st: ReverseState, call: I.Call) -> None:
     a_active, b_active = activity.touches_shadow(a), activity.touches_shadow(b)
     if not (a_active or b_active):
         return
-    kernel = matrix_kernel(_kernel_of(call).parent, _elem(call))  # type: ignore[arg-type]
+    kernel = _kernel_of(call)
     q, m, n, k = (st.tape.lookup(call.args[i]) for i in (_Q, _M, _N, _K))
     # what the reverse reads of the primal: B for dA, A for dB
     b_read = _operand_as_called(st, call, _B) if a_active else None
@@ -169,7 +165,7 @@ def forward_matrix_call(st: ForwardState, call: I.Call) -> None:
     if not activity.touches_shadow(c):
         return
     a_active, b_active = activity.touches_shadow(a), activity.touches_shadow(b)
-    kernel = matrix_kernel(_kernel_of(call).parent, _elem(call))  # type: ignore[arg-type]
+    kernel = _kernel_of(call)
     args = list(call.args)
     a_sh = st.shadows(a) if a_active else (None,) * st.width
     b_sh = st.shadows(b) if b_active else (None,) * st.width

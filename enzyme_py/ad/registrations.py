@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from enzyme_py.analysis.errors import DifferentiationError
 from enzyme_py.ir.module import Function, GlobalVariable, Module
 from enzyme_py.ir.values import ConstantAggregate, ConstantExpr, ConstantString, Value
+from enzyme_py.rules.matrix_kernel import is_matrix_kernel
 from enzyme_py.rules.registry import lookup
 
 REGISTER_PREFIX = "__enzyme_register_gradient"
@@ -75,11 +76,13 @@ class Registrations:
     forward: dict[str, CustomDerivative] = field(default_factory=dict)
     inactive: set[str] = field(default_factory=set)
     function_like: dict[str, str] = field(default_factory=dict)  # g -> the math it is like
+    matrix_kernels: set[str] = field(default_factory=set)  # differentiated by their rule
 
     @property
     def keep_calls(self) -> set[str]:
         """Functions whose calls must stay calls (never inlined)."""
-        return set(self.custom) | set(self.forward) | self.inactive | set(self.function_like)
+        return set(self.custom) | set(self.forward) | self.inactive | \
+            set(self.function_like) | self.matrix_kernels
 
     def python_rule(self, name: str) -> str | None:
         """'custom_vjp' / 'custom_jvp' when `name` has a rule from the Python front end for
@@ -143,6 +146,7 @@ def _enzyme_math_attributes(module: Module) -> dict[str, str]:
 def find_registrations(module: Module) -> Registrations:
     reg = Registrations()
     reg.function_like.update(_enzyme_math_attributes(module))
+    reg.matrix_kernels = {f.name or "" for f in module.functions if is_matrix_kernel(f.name)}
     for g in module.globals:
         name = g.name or ""
         if g.initializer is None:

@@ -37,17 +37,12 @@ from typing import Any
 
 import numpy as np
 
+from enzyme_py.caches import cache_dir
 from enzyme_py.frontend.call_types import _MISSING as FRONTEND_MISSING
 from enzyme_py.frontend.session import function_scope
 
 FORMAT = 3  # (2: entries hold the object file; 3: and its link manifest)
 _NONE = object()  # "no fingerprint": the specialization is not cached
-
-
-def cache_dir() -> Path:
-    """Where entries live (`ENZYME_PY_CACHE_DIR`, else `~/.cache/enzyme_py`)."""
-    env = os.environ.get("ENZYME_PY_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "enzyme_py"
 
 
 @functools.cache

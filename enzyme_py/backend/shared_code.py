@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from enzyme_py.caches import cache_dir
 from enzyme_py.rules.matrix_kernel import kernel_name, kernel_text
 
 #: The shared functions: name -> its IR text (which defines it `internal`).
@@ -95,9 +96,7 @@ def _entry(text: str) -> Path:
                  llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()):
         h.update(part.encode())
         h.update(b"\0")
-    env = os.environ.get("ENZYME_PY_CACHE_DIR")
-    root = Path(env) if env else Path.home() / ".cache" / "enzyme_py"
-    return root / f"shared-{h.hexdigest()[:32]}.pkl"
+    return cache_dir() / f"shared-{h.hexdigest()[:32]}.pkl"
 
 
 def _load(path: Path | None, link_object: Callable[..., Any]) -> Any:

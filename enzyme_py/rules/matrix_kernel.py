@@ -59,6 +59,12 @@ def kernel_name(elem: str) -> str:
     return PREFIX + _TYPES[elem][0]
 
 
+def kernel_type(name: str) -> tuple[str, int]:
+    """(IR float type, bytes) of the kernel `name` (`enzyme_py.gemm.f64`: 'double', 8)."""
+    suffix = name[len(PREFIX):]
+    return next((elem, size) for elem, (s, size) in _TYPES.items() if s == suffix)
+
+
 def is_matrix_kernel(name: str | None) -> bool:
     return bool(name) and name.startswith(PREFIX)  # type: ignore[union-attr]
 
@@ -354,24 +360,17 @@ def _tile(elem: str, size: int, rows: int, t: str, width: int) -> str:
         out.append(f"  %{w}.c.at{r} = getelementptr {elem}, ptr %{t}.c.row{r}, i64 %{t}.c.j\n"
                    f"  %{w}.c.ptrs{r} = getelementptr {elem}, ptr %{t}.c.row{r}, "
                    f"<{width} x i64> %{w}.c.lanes\n")
-    out.append(f"  br i1 %{w}.vec, label %{w}.load.vec, label %{w}.load.part\n\n"
-               f"{w}.load.vec:\n")
-    for r in range(rows):
-        out.append(f"  %{w}.lv{r} = load {v}, ptr %{w}.c.at{r}, align {size}\n")
-    out.append(f"  br label %{w}.loaded\n\n{w}.load.part:\n"
-               f"  br i1 %c.unit, label %{w}.load.masked, label %{w}.load.gather\n\n"
-               f"{w}.load.masked:\n")
-    for r in range(rows):
-        out.append(f"  %{w}.lm{r} = call {v} @{load}(ptr align {size} %{w}.c.at{r}, "
-                   f"{vm} %{w}.mask, {v} zeroinitializer)\n")
-    out.append(f"  br label %{w}.loaded\n\n{w}.load.gather:\n")
-    for r in range(rows):
-        out.append(f"  %{w}.lg{r} = call {v} @{gather}({vp} align {size} %{w}.c.ptrs{r}, "
-                   f"{vm} %{w}.mask, {v} zeroinitializer)\n")
-    out.append(f"  br label %{w}.loaded\n\n{w}.loaded:\n")
+    out.append(_by_layout(
+        w, "load", f"{w}.loaded",
+        [f"  %{w}.lv{r} = load {v}, ptr %{w}.c.at{r}, align {size}\n" for r in range(rows)],
+        [f"  %{w}.lm{r} = call {v} @{load}(ptr align {size} %{w}.c.at{r}, {vm} %{w}.mask, "
+         f"{v} zeroinitializer)\n" for r in range(rows)],
+        [f"  %{w}.lg{r} = call {v} @{gather}({vp} align {size} %{w}.c.ptrs{r}, "
+         f"{vm} %{w}.mask, {v} zeroinitializer)\n" for r in range(rows)]))
+    out.append(f"\n{w}.loaded:\n")
     for r in range(rows):
         out.append(f"  %{w}.init{r} = phi {v} [ %{w}.lv{r}, %{w}.load.vec ], "
-                   f"[ %{w}.lm{r}, %{w}.load.masked ], [ %{w}.lg{r}, %{w}.load.gather ]\n")
+                   f"[ %{w}.lm{r}, %{w}.load.masked ], [ %{w}.lg{r}, %{w}.load.other ]\n")
     out.append(f"  br label %{w}.inner\n\n{w}.inner:\n"
                f"  %{w}.p = phi i64 [ 0, %{w}.loaded ], [ %{w}.p.next, %{w}.inner ]\n")
     for r in range(rows):
@@ -399,21 +398,25 @@ def _tile(elem: str, size: int, rows: int, t: str, width: int) -> str:
   br i1 %{w}.p.more, label %{w}.inner, label %{w}.store
 
 {w}.store:
-  br i1 %{w}.vec, label %{w}.store.vec, label %{w}.store.part
-
-{w}.store.vec:
 """)
-    for r in range(rows):
-        out.append(f"  store {v} %{w}.sum{r}, ptr %{w}.c.at{r}, align {size}\n")
-    out.append(f"  br label %{t}.stored\n\n{w}.store.part:\n"
-               f"  br i1 %c.unit, label %{w}.store.masked, label %{w}.store.scatter\n\n"
-               f"{w}.store.masked:\n")
-    for r in range(rows):
-        out.append(f"  call void @{store}({v} %{w}.sum{r}, ptr align {size} %{w}.c.at{r}, "
-                   f"{vm} %{w}.mask)\n")
-    out.append(f"  br label %{t}.stored\n\n{w}.store.scatter:\n")
-    for r in range(rows):
-        out.append(f"  call void @{scatter}({v} %{w}.sum{r}, {vp} align {size} "
-                   f"%{w}.c.ptrs{r}, {vm} %{w}.mask)\n")
-    out.append(f"  br label %{t}.stored\n")
+    out.append(_by_layout(
+        w, "store", f"{t}.stored",
+        [f"  store {v} %{w}.sum{r}, ptr %{w}.c.at{r}, align {size}\n" for r in range(rows)],
+        [f"  call void @{store}({v} %{w}.sum{r}, ptr align {size} %{w}.c.at{r}, "
+         f"{vm} %{w}.mask)\n" for r in range(rows)],
+        [f"  call void @{scatter}({v} %{w}.sum{r}, {vp} align {size} %{w}.c.ptrs{r}, "
+         f"{vm} %{w}.mask)\n" for r in range(rows)]))
     return "".join(out)
+
+
+def _by_layout(w: str, what: str, join: str, plain: list[str], masked: list[str],
+               other: list[str]) -> str:
+    """Blocks `%w.<what>.vec`, `.masked` and `.other` holding the given lines, one of them
+    run by C's layout (`%w.vec`: rows contiguous and the panel full; `%c.unit`: rows
+    contiguous; else any strides), each then on to block `join`."""
+    return (f"  br i1 %{w}.vec, label %{w}.{what}.vec, label %{w}.{what}.part\n\n"
+            f"{w}.{what}.vec:\n{''.join(plain)}  br label %{join}\n\n"
+            f"{w}.{what}.part:\n"
+            f"  br i1 %c.unit, label %{w}.{what}.masked, label %{w}.{what}.other\n\n"
+            f"{w}.{what}.masked:\n{''.join(masked)}  br label %{join}\n\n"
+            f"{w}.{what}.other:\n{''.join(other)}  br label %{join}\n")

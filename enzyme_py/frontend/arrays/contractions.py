@@ -35,7 +35,7 @@ import numpy as np
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views
 from enzyme_py.frontend.arrays.elementwise import lift
-from enzyme_py.frontend.arrays.linalg import KERNEL_TYPES, products
+from enzyme_py.frontend.arrays.linalg import KERNEL_TYPES, products, zero_fill
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.arrays.types import promote
 from enzyme_py.frontend.ftypes import BOOL, I64, Array, FType, Scalar
@@ -266,9 +266,7 @@ def _by_kernel(c: Any, operands: list[Any], inputs: list[str], output: str,
     (xa, xb), (sa, sb) = views_, inputs
     elem = xa.type.elem
     out = L.fresh(c, Array(elem, len(output)), [ext[ch] for ch in output], node)
-    zero = const(elem, 0).v
-    _nest(c, list(output), ext, {},
-          lambda at: c.b.store(zero, L.element_address(c, out, [at[ch] for ch in output])))
+    zero_fill(c, out)
     if output[-1] == m:  # out.T = xb.T @ xa.T: the kernel's rows of C contiguous
         (xa, sa, m), (xb, sb, n) = (xb, sb, n), (xa, sa, m)
     products(c, _arranged(c, xa, sa, batch + m + (k or "_")),

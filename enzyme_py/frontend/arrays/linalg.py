@@ -205,7 +205,7 @@ def _rows_together(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar,
 def _column_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> None:
     """out[:] = 0, then out[:] += av[:, k] * bv[k] for k in order (2-D av): the sums of
     `_row_dots`, in the same order."""
-    _zero(c, out)
+    zero_fill(c, out)
 
     def over_k(k: Value) -> None:
         bk = _load(c, bv, [k], elem)
@@ -217,7 +217,7 @@ def _column_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -
 
 def _row_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> None:
     """out[..., :] = 0, then out[..., :] += av[k] * bv[..., k, :] for k in order."""
-    _zero(c, out)
+    zero_fill(c, out)
 
     def col(idx: list[Value]) -> None:
         lead = idx[:-1]
@@ -235,7 +235,8 @@ def _row_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> N
     loops.nest(c, [*bv.dims[:-2], ConstantInt(T.I64, 1)], col)
 
 
-def _zero(c: Compiling, out: AVal) -> None:
+def zero_fill(c: Compiling, out: AVal) -> None:
+    """Every element of the view `out` set to zero."""
     zero = const(out.type.elem, 0).v
     loops.nest(c, out.dims, lambda idx: c.b.store(zero, L.element_address(c, out, idx)))
 
@@ -255,7 +256,7 @@ def _matrix_product(c: Compiling, av: AVal, bv: AVal, elem: Scalar,
     lead = L.broadcast_dims(c, [av.dims[:-2], bv.dims[:-2]], node)
     n, m, inner = av.dims[-2], bv.dims[-1], av.dims[-1]
     out = L.fresh(c, Array(elem, len(lead) + 2), [*lead, n, m], node)
-    _zero(c, out)
+    zero_fill(c, out)
     if elem in KERNEL_TYPES and av.type.elem == elem and bv.type.elem == elem:
         products(c, av, bv, out, lead)
         return out
