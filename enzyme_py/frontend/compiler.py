@@ -138,7 +138,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
         self.loop_depth = 0  # loops of generated code (`counted_loop`) around the builder
         self.unchecked: set[int] = set()  # subscripts proven in bounds (see `versioning`)
-        # views whose loads a store redirects, by pointer (see `writes._carried_store`)
+        # views whose loads a store redirects, by pointer (see `carried`)
         self.carried: dict[Value, Callable[[list[Value]], Value]] = {}
         self.heap = Heap(self)
 

@@ -29,10 +29,11 @@ class AVal:
     `contiguous` is a compile-time fact: the strides are those of a C-contiguous array of
     these extents. `root` names the memory the view reads (a parameter, a variable's buffer,
     or a temporary), to tell views that may overlap; `base` is the heap block to free when
-    the view is the only owner of a temporary. `origin` is set on a 1-D slice `a[k:...]`
-    of a variable with a constant start k >= 0 and step 1: (the variable's name, the pointer
-    sliced, k), so two such slices of one variable are known to be one shifted by a constant
-    from the other wherever their extent is not 0 (see `writes`). `moved` marks a read
+    the view is the only owner of a temporary. `origin` is set on a slice `a[k0:..., k1:...]`
+    of a variable with constant starts k >= 0 and step 1 on every axis: (the variable's
+    name, the pointer sliced, the starts), so two such slices of one variable are known to be
+    one shifted by a constant from the other wherever their extents are not 0 (see
+    `carried`). `moved` marks a read
     recorded by a lazy that loads element i of this view for some other result index
     (`np.roll`): a store into this memory is never the in-place read of it (see `writes`)."""
 
@@ -43,7 +44,7 @@ class AVal:
     contiguous: bool = True
     root: object = None
     base: Value | None = None
-    origin: tuple[str, Value, int] | None = None
+    origin: tuple[str, Value, tuple[int, ...]] | None = None
     moved: bool = False
 
     def __post_init__(self) -> None:

@@ -190,18 +190,22 @@ def subscript(c: Compiling, arr: AVal, e: ast.Subscript,
                 None, _origin(arr, e, parts))
 
 
-def _origin(arr: AVal, e: ast.Subscript, parts: list[ast.expr]) -> tuple[str, Value, int] | None:
-    """`AVal.origin` of `arr[parts]`: a 1-D slice of a variable with a constant start >= 0
-    and step 1 (else None)."""
-    if arr.type.ndim != 1 or len(parts) != 1 or not isinstance(e.value, ast.Name):
+def _origin(arr: AVal, e: ast.Subscript,
+            parts: list[ast.expr]) -> tuple[str, Value, tuple[int, ...]] | None:
+    """`AVal.origin` of `arr[parts]`: a slice of a variable on every axis (trailing axes
+    left out count as `:`), each with a constant start >= 0 and step 1 (else None)."""
+    if not isinstance(e.value, ast.Name) or len(parts) > arr.type.ndim:
         return None
-    p = parts[0]
-    if not isinstance(p, ast.Slice) or p.step is not None and _constant_int(p.step) != 1:
-        return None
-    start = 0 if p.lower is None else _constant_int(p.lower)
-    if start is None or start < 0:
-        return None
-    return e.value.id, arr.ptr, start
+    starts: list[int] = []
+    for p in parts:
+        if not isinstance(p, ast.Slice) or p.step is not None and _constant_int(p.step) != 1:
+            return None
+        start = 0 if p.lower is None else _constant_int(p.lower)
+        if start is None or start < 0:
+            return None
+        starts.append(start)
+    starts += [0] * (arr.type.ndim - len(parts))
+    return e.value.id, arr.ptr, tuple(starts)
 
 
 def item(c: Compiling, arr: AVal, k: Value) -> object:
