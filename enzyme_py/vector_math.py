@@ -18,7 +18,7 @@ Invariants:
 - Only the call sites of `MATH_FUNCTIONS` change, and only by the attribute; what the code
   computes changes only within libmvec's accuracy (glibc documents < 4 ulp for these).
 - Text that calls none of them, or that already has such an attribute, is returned
-  unchanged (the same string); an `@llvm.compiler.used` already there (the matrix kernel's)
+  unchanged (the same string); an `@llvm.compiler.used` already there
   is kept, with the vector functions added to its list.
 - Meant for the final compilation only: the differentiation has no rules for `_ZGV*` calls.
 """

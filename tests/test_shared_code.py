@@ -21,17 +21,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_split_off_declares_a_defined_kernel_and_leaves_other_text():
-    module = Module("m")
-    matrix_kernel(module, "double")
-    text = str(module) + "\ndefine i64 @other(i64 %x) {\n  ret i64 %x\n}\n"
-    got, names = shared_code.split_off(text)
     name = kernel_name("double")
+    text = shared_code.SHARED[name]() + "\ndefine i64 @other(i64 %x) {\n  ret i64 %x\n}\n"
+    got, names = shared_code.split_off(text)
     assert names == [name]
     assert f"define internal void @{name}(" not in got
     assert f"declare void @{name}(i64, i64, i64, i64, ptr, i64, i64, i64, ptr," in got
     assert "define i64 @other(i64 %x) {\n  ret i64 %x\n}" in got
     again, names_again = shared_code.split_off(got)  # a declaration is found as a use
     assert again == got and names_again == [name]
+    module = Module("m")  # (the front end's modules declare it from the start)
+    matrix_kernel(module, "double")
+    assert shared_code.split_off(str(module)) == (str(module), [name])
     plain = "define i64 @f(i64 %x) {\n  ret i64 %x\n}\n"
     assert shared_code.split_off(plain) == (plain, [])
 
@@ -79,3 +80,21 @@ def test_the_persistent_cache_keeps_the_shared_copy(tmp_path):
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
     assert len(list(tmp_path.glob("shared-*.pkl"))) == 1
+
+
+def test_a_module_that_calls_the_kernel_starts_its_compile_at_once():
+    # building the module (no compile of it here) starts the kernel's compile on a thread;
+    # the interpreter then exits, joining it (never tearing LLVM down under it)
+    code = textwrap.dedent("""
+        import numpy as np
+        import enzyme_py as ez
+        from enzyme_py.backend import shared_code
+        from tests.test_shared_code import product
+        ez.show(product, np.ones((2, 3)), np.ones((3, 2)), stage="python")
+        print(sorted(shared_code._started))
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str([kernel_name("double")])

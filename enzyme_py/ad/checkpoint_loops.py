@@ -70,6 +70,7 @@ from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
 from enzyme_py.ir.printer import Slots
 from enzyme_py.ir.values import Argument, Constant, ConstantInt, GlobalValue, Value
 from enzyme_py.passes import Param, register_pass
+from enzyme_py.rules.matrix_kernel import OUTPUT_ARGUMENT, is_matrix_kernel
 
 CHECKPOINT_ATTRIBUTE = "enzyme_py-checkpoint"
 MIN_BODY_INSTRUCTIONS = 24
@@ -533,7 +534,9 @@ def _writes_after(fn: Function, lp: Loop) -> list[frozenset[MemObject]]:
                     name in DEALLOCATION_FUNCTIONS:
                 continue
             callee = inst.callee
-            if isinstance(callee, Function) and not callee.is_declaration:
+            if is_matrix_kernel(name):  # (C += A @ B: it writes C only)
+                out.append(underlying(inst.args[OUTPUT_ARGUMENT]))
+            elif isinstance(callee, Function) and not callee.is_declaration:
                 out += [objs for _, objs in memory_effects(callee).writes]
                 if memory_effects(callee).writes_unknown_call:
                     out.append(frozenset({UNKNOWN}))

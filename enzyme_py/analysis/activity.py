@@ -34,6 +34,7 @@ from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Argument, Value
+from enzyme_py.rules.matrix_kernel import is_matrix_kernel
 
 ACTIVITIES = WORDS  # the words of `acts=` (kept for the printers and the CLI's help)
 
@@ -328,9 +329,11 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity: Sequence[Act
 
 
 def _writes_through_args(call: I.Call) -> bool:
-    """A call to a function with a body that takes pointers (it may write through them)."""
+    """A call to a function with a body that takes pointers (it may write through them), or
+    of the matrix kernel (declared; it writes its C: `written_arguments`)."""
     callee = call.callee
-    return isinstance(callee, Function) and not callee.is_declaration and \
+    return isinstance(callee, Function) and \
+        (not callee.is_declaration or is_matrix_kernel(callee.name)) and \
         any(a.type.is_pointer for a in call.args)
 
 

@@ -254,7 +254,9 @@ def _readonly_call(call: I.Call) -> bool:
 def written_arguments(fn: Function) -> frozenset[int]:
     """Indices of `fn`'s pointer parameters it (or its callees) may write through: all of
     them when it calls something unknown or writes memory reached through a loaded pointer or
-    memory that cannot be named."""
+    memory that cannot be named. The matrix kernel (declared) writes its C only."""
+    if is_matrix_kernel(fn.name):
+        return frozenset({OUTPUT_ARGUMENT})
     eff = memory_effects(fn)
     pointers = frozenset(a.index for a in fn.args if a.type.is_pointer)
     if eff.writes_unknown_call:
@@ -276,6 +278,8 @@ def writes_through_argument(fn: Function, index: int,
     to something unknown counts only when the pointer is passed to it, and calls already being
     asked about count as no (a write has to happen somewhere, so recursion alone never
     writes)."""
+    if is_matrix_kernel(fn.name):  # (declared: it writes its C only)
+        return index == OUTPUT_ARGUMENT
     seen = _seen if _seen is not None else set()
     if (fn.name or "", index) in seen:
         return False

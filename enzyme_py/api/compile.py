@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from enzyme_py import backend
 from enzyme_py.analysis.call_graph import referenced_functions
 from enzyme_py.caches import FunctionCache
 from enzyme_py.config import Config
@@ -129,12 +130,16 @@ def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias
     `compile_python` (a gradient's loops leave with a request for their checked copies)."""
     pyfunc, tree_types = (f.f, f.argument_types(types)) if isinstance(f, Flattened) else \
         (f, types)
+    # (a function compiled once per process that the module comes to call, such as the
+    # matrix kernel, starts compiling at once, beside the rest of this compile)
     with stage("front end"):
         module, compiled, session = compile_python(pyfunc, tree_types,
                                                    bounds_check=options.bounds_check,
                                                    noalias=noalias,
                                                    python_errors=options.python_errors,
-                                                   optimistic=optimistic)
+                                                   optimistic=optimistic,
+                                                   on_declare=lambda name: backend.prefetch_shared(
+                                                       [name], persistent=options.cache))
     if isinstance(f, Flattened):
         compiled = replace(compiled, arg_types=types, param_names=list(f.params))
     if isinstance(compiled.return_type, Tree):

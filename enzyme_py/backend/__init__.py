@@ -31,7 +31,7 @@ Submodules:
 
 from enzyme_py.backend.arguments import _DATA_OFFSET as _DATA_OFFSET
 from enzyme_py.backend.arguments import _data_pointer as _data_pointer
-from enzyme_py.backend.native import JITModule, NativeFunction, compile_ir
+from enzyme_py.backend.native import JITModule, NativeFunction, compile_ir, prefetch_shared
 from enzyme_py.backend.pipelines import LLVM_PASSES, PASS_ALIASES, optimize, run_llvm_passes
 from enzyme_py.backend.signatures import ArgSpec, Signature
 from enzyme_py.backend.target import PRINTED_NAME
@@ -51,5 +51,6 @@ __all__ = [
     "normalize",
     "optimize",
     "parse_llvm",
+    "prefetch_shared",
     "run_llvm_passes",
 ]

@@ -449,6 +449,12 @@ def _shared_symbols(names: list[str], persistent: bool) -> dict[str, int]:
     return out
 
 
+def prefetch_shared(names: list[str], persistent: bool = False) -> None:
+    """Start compiling the shared functions among `names` in the background (see
+    `shared_code.prefetch`), for a module about to be optimized and compiled."""
+    shared_code.prefetch(names, compile_ir, link_object, persistent)
+
+
 def _linked(builder: llvm.JITLibraryBuilder, exports: list[str], level: int, size: int,
             what: str, hint: str = "") -> Any:
     """`builder` with `exports` exported, linked (`_link`); a failure is a `BackendError`."""

@@ -18,6 +18,7 @@ import re
 
 import llvmlite.binding as llvm
 
+from enzyme_py.backend import shared_code
 from enzyme_py.backend.pipelines import _check_level, _run_pipeline
 from enzyme_py.backend.target import _init_lock, has_target
 from enzyme_py.backend.text import _scratch
@@ -52,6 +53,11 @@ def emit_ptx(text: str, sm: int = 80, opt_level: int = 2) -> str:
         raise BackendError(f"sm must be a compute capability such as 80 or 90, not {sm!r}")
     if not has_target(triple.group(1)):
         raise BackendError("this LLVM has no NVPTX backend")
+    _, shared = shared_code.split_off(text)
+    if shared:
+        raise BackendError(f"@{shared[0]} (a matrix product) runs on the host only: its code "
+                           "is linked into host modules, not made for a GPU kernel; write "
+                           "the product as a loop in the kernel")
     features = f"+ptx{_ptx_version(text, sm)}"
     with _init_lock:
         machine = llvm.Target.from_triple(triple.group(1)).create_target_machine(

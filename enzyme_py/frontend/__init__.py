@@ -6,6 +6,8 @@ Python function it calls). See `compiler` for the calling convention.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from enzyme_py.custom import CustomRule
 from enzyme_py.frontend.compiler import Compiled, CompileSession, ErrorSite, specialize
 from enzyme_py.frontend.errors import FrontendError
@@ -16,7 +18,6 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.values import ConstantAggregate
-from enzyme_py.rules.matrix_kernel import is_matrix_kernel
 
 __all__ = ["RETRY", "Array", "Compiled", "CompileSession", "ErrorSite", "FType",
            "FrontendError", "Scalar", "Tree", "Tuple", "compile_python", "type_of_value"]
@@ -24,7 +25,8 @@ __all__ = ["RETRY", "Array", "Compiled", "CompileSession", "ErrorSite", "FType",
 
 def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
                    bounds_check: bool = True, noalias: bool = True,
-                   python_errors: bool = False, optimistic: bool = False
+                   python_errors: bool = False, optimistic: bool = False,
+                   on_declare: Callable[[str], None] | None = None
                    ) -> tuple[Module, Compiled, CompileSession]:
     """Compile `pyfunc` for `arg_types` into a fresh module (verified). With `noalias`, the
     caller promises that no two array arguments overlap; with `python_errors`, math.* domain
@@ -33,19 +35,22 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
     `optimistic`: where the test before a versioned loop fails, the function records the
     `RETRY` site and returns instead of running the loop's checked copy, and a caller of such
     a function leaves the same way after the call; the caller of the compiled code then runs
-    a version compiled without `optimistic`, which gives the same results. A session with a
-    recursive function, a custom rule or an inactive function (calls that do not pass the
-    request on) is compiled with its checked copies: `session.retry_site` stays 0."""
+    a version compiled without `optimistic`, which gives the same results. `on_declare` is
+    called with each runtime function the module comes to declare (`CompileSession`). A
+    session with a recursive function, a custom rule or an inactive function (calls that do
+    not pass the request on) is compiled with its checked copies: `session.retry_site` stays
+    0."""
     name = getattr(pyfunc, "__name__", "f")
     session = CompileSession(Module(f"enzyme_py:{name}"), specialize,
                              bounds_check=bounds_check, noalias=noalias,
-                             python_errors=python_errors, optimistic=optimistic)
+                             python_errors=python_errors, optimistic=optimistic,
+                             on_declare=on_declare)
     compiled = session.compile(pyfunc, arg_types)
     if session.retry_site and (session.recursive or session.kept_calls or isinstance(
             pyfunc, CustomRule) or any(getattr(f, "_enzyme_inactive", False)
                                        for f, _ in session.compiled)):
         return compile_python(pyfunc, arg_types, bounds_check=bounds_check, noalias=noalias,
-                              python_errors=python_errors)
+                              python_errors=python_errors, on_declare=on_declare)
     if isinstance(pyfunc, CustomRule):  # the rule applies to calls: call it from an entry
         compiled = _entry_calling(session, name, compiled)
     inactive = [c.function for (f, _), c in session.compiled.items()
@@ -55,8 +60,6 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
             fn.prefix = ["internal"]
             # inline into one function for AD, except functions marked inactive and those
             # with a custom rule: their calls must stay calls, listed in Enzyme's globals
-            if is_matrix_kernel(fn.name):
-                continue  # (its own attributes: a call the AD differentiates by its rule)
             keep = fn in inactive or fn in session.kept_calls
             fn.suffix = ["noinline"] if keep else ["alwaysinline"]
     if inactive:

@@ -95,7 +95,16 @@ class CompileSession:
     # function -> the sites of the failures it may leave with recorded (its checks', its
     # callees'); a function absent records none
     failure_sites: dict[Function, set[int]] = field(default_factory=dict)
+    # called with the name of each runtime function the module comes to declare (the matrix
+    # kernel): the caller may start compiling it while this module is still being built
+    on_declare: Callable[[str], None] | None = None
     _serial: int = 0
+
+    def declared(self, fn: Function) -> Function:
+        """`fn`, a runtime function just declared in the module, reported to `on_declare`."""
+        if self.on_declare is not None:
+            self.on_declare(fn.name or "")
+        return fn
 
     @property
     def error_name(self) -> str:

@@ -30,20 +30,22 @@ take the products of those q one tile after another.
 
 Invariants: C overlaps neither A nor B (except C with itself across q, stride 0); the
 extents are >= 0 (nothing happens when one is 0); the function reads A and B, writes only
-C, and allocates nothing on the heap; it is `noinline`, so a caller keeps it as a call,
-which the AD differentiates by its rule (`ad/matrix_calls`): products of the shadows,
-never the kernel's own instructions.
+C, and allocates nothing on the heap. A module that calls it only declares it
+(`matrix_kernel`: `nounwind memory(argmem: readwrite)`), so the optimizer keeps every call
+and its arguments as they are and never reads the body, and the AD differentiates the call
+by its rule (`ad/matrix_calls`): products of the shadows, never the kernel's instructions.
+Its one definition (`kernel_text`) is compiled once per process and linked in
+(`backend/shared_code`).
 """
 
 from __future__ import annotations
 
 from enzyme_py.ir import types as T
-from enzyme_py.ir.install import install_function
-from enzyme_py.ir.module import Function, GlobalVariable, Module
-from enzyme_py.ir.values import ConstantAggregate
+from enzyme_py.ir.module import Function, Module
 
 PREFIX = "enzyme_py.gemm."
-USED = "llvm.compiler.used"
+#: What a declaration of the kernel promises the optimizer about a call (see the docstring).
+ATTRIBUTES = ("nounwind", "memory(argmem: readwrite)")
 OUTPUT_ARGUMENT = 12  # `c`, the only memory the kernel writes
 NR = 8  # columns of a panel: lanes of one vector
 MR = 4  # rows of a register tile
@@ -52,6 +54,7 @@ BUFFER = 1024  # vectors of the stack buffer for blocks of B (64 KiB of doubles)
 NC = 64  # columns of a block: NC / NR panels
 
 _TYPES = {"double": ("f64", 8), "float": ("f32", 4)}
+_KERNEL_TYPE = T.FunctionType(T.VOID, (T.I64,) * 4 + (T.PTR, T.I64, T.I64, T.I64) * 3)
 
 
 def kernel_name(elem: str) -> str:
@@ -70,32 +73,13 @@ def is_matrix_kernel(name: str | None) -> bool:
 
 
 def matrix_kernel(module: Module, elem: str) -> Function:
-    """`@enzyme_py.gemm.<t>` for the IR float type `elem` ('double' or 'float'), defined in
-    `module` once."""
+    """`@enzyme_py.gemm.<t>` for the IR float type `elem` ('double' or 'float'), declared in
+    `module` once (see the module docstring: the definition is linked in when it runs)."""
     if elem not in _TYPES:
         raise ValueError(f"no matrix kernel for {elem}")
-    fn = install_function(module, kernel_name(elem), kernel_text(elem), "enzyme_py gemm")
-    _keep_signature(module, fn)
+    fn = module.declare_function(kernel_name(elem), _KERNEL_TYPE)
+    fn.suffix = list(ATTRIBUTES)
     return fn
-
-
-def _keep_signature(module: Module, fn: Function) -> None:
-    """List `fn` in `@llvm.compiler.used`: its address is then taken, so LLVM's -O2 before
-    the AD neither drops nor specializes its arguments (the rule reads the call's twelve)."""
-    used = module.symbols.get(USED)
-    if not isinstance(used, GlobalVariable):
-        used = module.add_global(GlobalVariable(USED, T.ArrayType(0, T.PTR)))
-        used.prefix = ["appending"]
-        used.suffix = ['section "llvm.metadata"']
-    init = used.initializer
-    items = list(init.elements) if isinstance(init, ConstantAggregate) else []
-    if fn not in items:
-        t = T.ArrayType(len(items) + 1, T.PTR)
-        used.value_type = t
-        used.initializer = ConstantAggregate(t, (*items, fn))
-
-
-# --- the IR text ----------------------------------------------------------------------------
 
 
 def _declarations(elem: str) -> str:

@@ -297,7 +297,7 @@ def products(c: Compiling, av: AVal, bv: AVal, out: AVal, lead: list[Value]) -> 
     strides: views are passed as they are), which sums each element over k in order like
     the loop nest: one call per index of all leading axes but the last, which is the
     kernel's batch axis."""
-    kernel = matrix_kernel(c.fn.parent, str(out.type.elem.ir))
+    kernel = c.session.declared(matrix_kernel(c.fn.parent, str(out.type.elem.ir)))
     a_lead, b_lead = _lead_view(c, av, lead), _lead_view(c, bv, lead)
     zero_, one = ConstantInt(T.I64, 0), ConstantInt(T.I64, 1)
     outer = lead[:-1]
