@@ -441,6 +441,42 @@ def take(a, indices):
     return a.ravel()[indices]
 
 
+def bincount(x, weights=None, minlength=0):
+    """np.bincount(x, weights, minlength) of a 1-D array of non-negative integers: out[v] is
+    how many x[i] equal v (int64), or the sum of their weights (float64); its length is
+    max(max(x) + 1, minlength). The weights' cotangent is out's, gathered at x."""
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    n = minlength
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        n = max(n, x[i] + 1)
+    if weights is None:
+        counts = np.zeros(n, dtype=np.int64)
+        for i in range(x.shape[0]):
+            counts[x[i]] += 1
+        return counts
+    if weights.shape[0] != x.shape[0]:
+        raise ValueError("The weights and list don't have the same length.")
+    sums = np.zeros(n)
+    for i in range(x.shape[0]):
+        sums[x[i]] += weights[i]
+    return sums
+
+
+def unique(ar):
+    """np.unique(ar): the sorted distinct values of the flattened array (NaNs as one, last).
+    Of equal values the first in the sorted order is kept (`sort` is stable), and it takes
+    the cotangent."""
+    a = sort(ar.ravel())
+    n = a.shape[0]
+    keep = np.ones(n, dtype=np.bool_)
+    for i in range(1, n):
+        keep[i] = (a[i] != a[i - 1]) & ((a[i] == a[i]) | (a[i - 1] == a[i - 1]))
+    return a[keep]
+
+
 _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.flipud: flipud, np.fliplr: fliplr, np.tril: tril, np.triu: triu,
               np.reciprocal: reciprocal, np.logical_and: logical_and,
@@ -458,7 +494,8 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.trapezoid: trapezoid, np.cross: cross, np.kron: kron, np.take: take,
               np.average: average, np.interp: interp, np.signbit: signbit,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
-              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, **signals.STAND_INS,
+              np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, np.bincount: bincount,
+              np.unique: unique, **signals.STAND_INS,
               **linalg.STAND_INS}
 
 #: the modules whose functions are stand-ins or their helpers
@@ -475,6 +512,7 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     percentile: ("np.percentile", (None, None), (1,)),
     kron: ("np.kron", (None, None), ()), interp: ("np.interp", (None, 1, 1), ()),
     searchsorted: ("np.searchsorted", (1, None), ()),
+    bincount: ("np.bincount", (1, 1), (2,)),
     signals.convolve: ("np.convolve", (1, 1), ()),
     signals.correlate: ("np.correlate", (1, 1), ()),
     signals.meshgrid: ("np.meshgrid", (1, 1), ()), signals.gradient: ("np.gradient", (1,), ()),
@@ -492,6 +530,9 @@ def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
     """(message, hint) when the stand-in `fn` cannot compute NumPy's result for arguments
     of these types (an array of another rank, an array where it takes one number)."""
     elem = getattr(arg_types[0], "elem", None) if arg_types else None
+    if fn is bincount and elem is not None and not elem.is_int:
+        return (f"np.bincount of {elem} values: NumPy takes non-negative integers only",
+                "np.bincount(x.astype(np.int64)) of whole numbers")
     if fn is signals.nan_to_num and elem is not None and elem.name != "f64":
         return ("np.nan_to_num of an array other than float64 is not supported",
                 "np.nan_to_num(x.astype(np.float64))")

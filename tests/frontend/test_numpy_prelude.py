@@ -339,3 +339,79 @@ def sign_bits(x):
 def test_signbit_reads_the_sign_of_zeros_infinities_and_nan() -> None:
     v = np.array([-0.0, 0.0, -np.inf, np.inf, -np.nan, np.nan, -2.5, 3.0])
     np.testing.assert_array_equal(ez.jit(sign_bits)(v), np.signbit(v))
+
+
+# --- np.bincount and np.unique ------------------------------------------------------------------
+
+
+def weighted_bins(x, w):
+    return np.sum(np.bincount(x, weights=w, minlength=7) ** 2)
+
+
+def bin_counts(x):
+    return np.bincount(x)
+
+
+def bin_counts_at_least(x, n):
+    return np.bincount(x, minlength=n)
+
+
+@pytest.mark.parametrize("x", [np.array([1, 3, 3, 0, 5]), np.array([8, 2, 2, 2]),
+                               np.array([], dtype=np.int64), np.array([1, 3, 3, 0, 5])[::-2]],
+                         ids=["repeats", "past-minlength", "empty", "strided"])
+def test_bincount_counts_and_weighs_as_numpy(x) -> None:
+    w = RNG.uniform(-1.0, 1.0, x.shape[0])
+    got = ez.jit(bin_counts)(x)
+    np.testing.assert_array_equal(got, np.bincount(x))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(ez.jit(bin_counts_at_least)(x, 4), np.bincount(x, minlength=4))
+    assert ez.jit(weighted_bins)(x, w) == pytest.approx(weighted_bins(x, w), rel=1e-14)
+    if x.shape[0]:
+        # the weights' cotangent: out's (2 out) gathered at x, as jnp.bincount's
+        with jax.enable_x64(True):
+            want = jax.grad(lambda w: jnp.sum(jnp.bincount(x, weights=w, length=max(
+                7, int(x.max()) + 1)) ** 2))(w)
+        np.testing.assert_allclose(ez.grad(weighted_bins, argnums=1)(x, w), want, rtol=1e-13)
+
+
+def test_bincount_errors_are_numpy_s() -> None:
+    with pytest.raises(ValueError, match="must have no negative elements"):
+        ez.jit(bin_counts)(np.array([1, -1]))
+    with pytest.raises(ValueError, match="'minlength' must not be negative"):
+        ez.jit(bin_counts_at_least)(np.array([1]), -1)
+    with pytest.raises(ValueError, match="don't have the same length"):
+        ez.jit(weighted_bins)(np.array([1, 2]), np.ones(3))
+    with pytest.raises(FrontendError, match="np.bincount of float values"):
+        ez.jit(bin_counts)(np.array([1.0, 2.0]))
+
+
+def distinct(a):
+    return np.unique(a)
+
+
+def distinct_squares(a):
+    return np.sum(np.unique(a) ** 2 * np.arange(1.0, np.unique(a).shape[0] + 1.0))
+
+
+@pytest.mark.parametrize("a", [
+    np.array([3.0, np.nan, 1.0, 3.0, np.nan, -2.0, 1.0]), np.array([[2.0, 1.0], [1.0, 0.0]]),
+    np.array([]), np.array([5.0]), np.array([4, 1, 4, 2]), np.array([-0.0, 0.0, 1.0])],
+    ids=["nans", "matrix", "empty", "one", "ints", "zeros"])
+def test_unique_is_numpy_s(a) -> None:
+    got = ez.jit(distinct)(a)
+    want = np.unique(a)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+
+
+def test_unique_gives_each_cotangent_to_the_first_of_equal_values() -> None:
+    a = np.array([3.0, 1.0, 3.0, -2.0, 1.0, 0.5])
+    got = ez.grad(distinct_squares)(a)
+    # unique: [-2, 0.5, 1, 3] weighted 1..4; the first of the equal ones (a[1], a[0]) takes it
+    want = np.array([2 * 3.0 * 4, 2 * 1.0 * 3, 0.0, 2 * -2.0 * 1, 0.0, 2 * 0.5 * 2])
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    h = 1e-6  # (finite differences only away from ties: moving one of two equal values
+    for k in (3, 5):  # splits them into two distinct ones)
+        e = np.eye(a.shape[0])[k]
+        fd = (distinct_squares(a + h * e) - distinct_squares(a - h * e)) / (2 * h)
+        assert got[k] == pytest.approx(fd, rel=1e-6)
