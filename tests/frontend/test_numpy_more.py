@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import enzyme_py as ez
+from enzyme_py.frontend.errors import FrontendError
 from tests.frontend.against_numpy_and_jax import check, refused
 
 RNG = np.random.default_rng(7)
@@ -351,3 +352,92 @@ def test_reshape_to_another_shape_checks_sizes_and_layout() -> None:
         ez.jit(reshaped_like)(np.arange(10.0), X)
     with pytest.raises(ValueError):
         ez.jit(reshaped_like)(W.T, X)  # (not C-contiguous: NumPy would copy)
+
+
+# --- np.moveaxis and np.tensordot (constant axes) -----------------------------------------------
+
+
+def move_first_last(a):
+    return np.sum(np.moveaxis(a, 0, -1) * np.arange(a.size).reshape(a.shape[1], a.shape[2],
+                                                                     a.shape[0]))
+
+
+def move_two(a):
+    return np.sum(np.sin(np.moveaxis(a, (0, 1), (-1, -2)))[0] * 2.0)
+
+
+def contract_last_two(a, b):
+    return np.sum(np.tensordot(a, b) ** 2)
+
+
+def contract_one(a, b):
+    return np.sum(np.tanh(np.tensordot(a, b, axes=1)))
+
+
+def contract_listed(a, b):
+    return np.sum(np.tensordot(a, b, axes=([2, 0], [0, 2])) * 0.5)
+
+
+def outer_by_tensordot(a, b):
+    return np.sum(np.tensordot(a, b, axes=0) ** 3)
+
+
+B34 = RNG.standard_normal((3, 4))
+R42 = RNG.standard_normal((4, 5, 2))
+
+
+@pytest.mark.parametrize("f, args", [
+    (move_first_last, (Q,)), (move_first_last, (Q[:, ::-1],)), (move_two, (Q,)),
+    (contract_last_two, (Q, B34)), (contract_one, (Q, R42)), (contract_one, (X, x[:4])),
+    (contract_listed, (Q, R42)), (outer_by_tensordot, (x, X)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_moveaxis_and_tensordot_values_and_gradients(f, args) -> None:
+    check(f, *args, argnums=tuple(range(len(args))))
+
+
+def write_through_moved(a):
+    u = a.copy()
+    y = np.moveaxis(u, 0, -1)
+    y[1, 2, 0] = 7.0  # a view: u[0, 1, 2]
+    return u
+
+
+def test_moveaxis_is_a_view_and_tensordot_a_new_array() -> None:
+    got = ez.jit(write_through_moved)(Q)
+    np.testing.assert_array_equal(got, write_through_moved(Q))
+    assert got[0, 1, 2] == 7.0
+    np.testing.assert_allclose(ez.jit(tensordot_pair)(Q, R42), tensordot_pair(Q, R42),
+                               rtol=1e-14)  # (NumPy sums by BLAS, in its own order)
+
+
+def tensordot_pair(a, b):
+    return np.tensordot(a, b, axes=([2, 0], [0, 2]))
+
+
+def bad_move(a):
+    return np.moveaxis(a, 3, 0)
+
+
+def repeated_move(a):
+    return np.moveaxis(a, (0, 0), (1, 2))
+
+
+def bad_axes(a, b):
+    return np.tensordot(a, b, axes=([0, 1], [0]))
+
+
+def too_many_axes(a, b):
+    return np.tensordot(a, b, axes=3)
+
+
+def mismatched_extents(a, b):
+    return np.tensordot(a, b, axes=1)
+
+
+def test_moveaxis_and_tensordot_errors_name_the_call() -> None:
+    refused(bad_move, Q, match="np.moveaxis: source axis 3 is out of bounds")
+    refused(repeated_move, Q, match="repeated axis in `source`")
+    refused(bad_axes, Q, R42, match="shape-mismatch for sum")
+    refused(too_many_axes, X, B34, match="axes=3 for arrays of dimensions 2 and 2")
+    with pytest.raises((ValueError, FrontendError)):
+        ez.jit(mismatched_extents)(X, X)  # (4 against 3: NumPy's ValueError too)

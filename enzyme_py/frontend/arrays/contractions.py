@@ -1,5 +1,5 @@
-"""Contractions: np.einsum, and np.outer, np.inner, np.vdot, np.trace built on the same
-loop nests.
+"""Contractions: np.einsum, and np.outer, np.inner, np.vdot, np.tensordot, np.trace built on
+the same loop nests.
 
 `np.einsum(subscripts, *operands)` takes its subscripts as a string literal, explicit
 (`'ij,jk->ik'`) or implicit (`'ij,jk'`: the labels used once, sorted), any number of
@@ -415,6 +415,69 @@ def _vdot(call: EmitCall) -> Any:
     c = call.c
     a, b = (_flat(c, v, call.node) for v in call.args)
     return contract(c, [a, b], ["i", "i"], "", _result_elem(call.type), call.node)
+
+
+# --- np.tensordot --------------------------------------------------------------------------
+
+
+def _tensordot_labels(call: TypeCall | EmitCall, na: int, nb: int) -> tuple[str, str, str]:
+    """np.tensordot's `axes` (an int N: a's last N with b's first N; or two axis lists) as
+    einsum subscripts for a, b and the result (a's free axes, then b's)."""
+    src = call.typer.src if isinstance(call, TypeCall) else call.c.src
+    node = call.keywords.get("axes", call.arg_nodes[2] if len(call.arg_nodes) > 2 else None)
+    axes = 2 if node is None else call.constant(node)
+    at = node or call.node
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(na, nb):
+            raise src.error(at, f"np.tensordot: axes={axes} for arrays of dimensions {na} "
+                            f"and {nb}", "axes between 0 and the smaller dimension")
+        pairs = [(na - axes + k, k) for k in range(axes)]
+    else:
+        try:
+            a_axes, b_axes = (list(x) if isinstance(x, tuple | list) else [x] for x in axes)
+        except (TypeError, ValueError):
+            raise src.error(at, "np.tensordot: axes must be an int or two axis lists",
+                            "axes=2 or axes=([1, 2], [0, 1])") from None
+        if len(a_axes) != len(b_axes):
+            raise src.error(at, "np.tensordot: shape-mismatch for sum (the two axis lists "
+                            "differ in length)")
+        for a, n in [*((x, na) for x in a_axes), *((x, nb) for x in b_axes)]:
+            if not isinstance(a, int) or isinstance(a, bool) or not -n <= a < n:
+                raise src.error(at, f"np.tensordot: axis {a!r} is out of bounds for an array "
+                                f"of dimension {n}")
+        pairs = [(a % na, b % nb) for a, b in zip(a_axes, b_axes, strict=True)]
+        if len({a for a, _ in pairs}) != len(pairs) or len({b for _, b in pairs}) != len(pairs):
+            raise src.error(at, "np.tensordot: repeated axis")
+    sa = _LABELS[:na]
+    free_b = iter(_LABELS[na:na + nb])
+    summed = dict((b, sa[a]) for a, b in pairs)
+    sb = "".join(summed[k] if k in summed else next(free_b) for k in range(nb))
+    contracted = {a for a, _ in pairs}
+    out = "".join(sa[k] for k in range(na) if k not in contracted) + \
+        "".join(sb[k] for k in range(nb) if k not in summed)
+    return sa, sb, out
+
+
+def _tensordot_type(call: TypeCall) -> FType | None:
+    call.only("axes")
+    if len(call.args) not in (2, 3) or len(call.arg_nodes) < 2:
+        raise call.error("np.tensordot takes two arrays and axes")
+    types = call.args[:2]
+    if any(t is None for t in types):
+        return None
+    for t, n in zip(types, call.arg_nodes, strict=True):
+        if not isinstance(t, Array):
+            raise call.error(f"np.tensordot needs arrays, got {t}", node=n)
+    elem = _einsum_elem(call, types)  # type: ignore[arg-type]
+    _, _, out = _tensordot_labels(call, types[0].ndim, types[1].ndim)  # type: ignore
+    return Array(elem, len(out)) if out else elem
+
+
+@array_function(np.tensordot, type_rule=_tensordot_type)
+def _tensordot(call: EmitCall) -> Any:
+    a, b = call.args[:2]
+    sa, sb, out = _tensordot_labels(call, a.type.ndim, b.type.ndim)
+    return contract(call.c, [a, b], [sa, sb], out, _result_elem(call.type), call.node)
 
 
 # --- np.trace -------------------------------------------------------------------------------

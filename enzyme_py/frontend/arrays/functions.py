@@ -294,6 +294,50 @@ def _swapaxes(call: EmitCall) -> Any:
     return views.transpose(c, v, order)
 
 
+def _moveaxis_order(call: TypeCall | EmitCall, ndim: int) -> list[int]:
+    """The axis order of np.moveaxis(a, source, destination) (NumPy's own construction)."""
+    src = call.typer.src if isinstance(call, TypeCall) else call.c.src
+    if len(call.arg_nodes) != 3:
+        raise src.error(call.node, "np.moveaxis takes an array, source and destination",
+                        "np.moveaxis(a, 0, -1) or np.moveaxis(a, (0, 1), (-1, -2))")
+    lists = []
+    for node, what in zip(call.arg_nodes[1:], ("source", "destination"), strict=True):
+        value = call.constant(node)
+        items = list(value) if isinstance(value, tuple | list) else [value]
+        for a in items:
+            if not isinstance(a, int) or isinstance(a, bool) or not -ndim <= a < ndim:
+                raise src.error(node, f"np.moveaxis: {what} axis {a!r} is out of bounds for "
+                                f"an array of dimension {ndim}")
+        axes = [a % ndim for a in items]
+        if len(set(axes)) != len(axes):
+            raise src.error(node, f"np.moveaxis: repeated axis in `{what}` argument")
+        lists.append(axes)
+    source, destination = lists
+    if len(source) != len(destination):
+        raise src.error(call.node, "np.moveaxis: `source` and `destination` arguments must "
+                        "have the same number of elements")
+    order = [n for n in range(ndim) if n not in source]
+    for dest, s in sorted(zip(destination, source, strict=True)):
+        order.insert(dest, s)
+    return order
+
+
+def _moveaxis_type(call: TypeCall) -> FType | None:
+    call.only()
+    t = _one_array(call, "np.moveaxis")
+    if t is None:
+        return None
+    _moveaxis_order(call, t.ndim)
+    return t.value
+
+
+@array_function(np.moveaxis, type_rule=_moveaxis_type, view=True)
+def _moveaxis(call: EmitCall) -> Any:
+    c = call.c
+    v = c.view(call.args[0], call.node)
+    return views.transpose(c, v, _moveaxis_order(call, v.type.ndim))
+
+
 def _shape_nodes(call: TypeCall | EmitCall) -> list[ast.expr]:
     nodes = call.arg_nodes[1:]
     if "newshape" in call.keywords or "shape" in call.keywords:
