@@ -157,6 +157,74 @@ def test_no_window_where_the_loop_writes_what_it_reads() -> None:
     assert _windows_formed(in_place) == 0
 
 
+# --- in-place shifts: a loop storing u[i] and loading u[i + d] (no window) -----------------
+
+
+def _shifted_back(d):
+    """u[i] = f(u[i + d]) in place, d a constant (a pair d trips ahead), in a time loop."""
+    source = f"""
+def shift_back_{d}(u0, c, n, steps):
+    u = u0.copy()
+    for _ in range(steps):
+        for i in range(n - {d}):
+            u[i] = c * u[i + {d}] + math.sin(u[i + {d}])
+    s = 0.0
+    for i in range(n):
+        s += u[i] * u[i] * (i + 1)
+    return s
+"""
+    path = f"<shift_back_{d}>"
+    import linecache
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    scope = {"math": math}
+    exec(compile(source, path, "exec"), scope)
+    return scope[f"shift_back_{d}"]
+
+
+def heat_in_place(u0, k, steps):  # the NumPy stencil: u[i] carried from the load of u[i + 1]
+    u = u0.copy()
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] + k * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+    return np.sum(u ** 2 * np.arange(1.0, u.shape[0] + 1.0))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 9])
+def test_in_place_shifts_give_the_plain_gradient(n, d) -> None:
+    # (n - d trips: 0 to 8 of them, fewer than d too)
+    u = _RNG.uniform(-1.0, 1.0, n)
+    shift_back = _shifted_back(d)
+    args = (u, 0.7, n, 3)
+    got = ez.grad(shift_back, argnums=(0, 1))(*args)
+    g = types.FunctionType(shift_back.__code__, shift_back.__globals__, "shift_back_plain")
+    orig = reverse.plan_windows
+    reverse.plan_windows = lambda *a, **k: load_windows.LoadWindows([])
+    try:
+        plain = ez.grad(g, argnums=(0, 1))(*args)
+    finally:
+        reverse.plan_windows = orig
+    np.testing.assert_allclose(got[0], plain[0], rtol=1e-13, atol=1e-15)
+    assert got[1] == pytest.approx(plain[1], rel=1e-13, abs=1e-15)
+    if n:
+        np.testing.assert_allclose(got[0], _fd(shift_back, args), rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 12])
+def test_the_numpy_heat_stencil_matches_jax(n) -> None:
+    u = _RNG.uniform(-1.0, 1.0, n)
+
+    def ref(u0, k):
+        w = u0
+        for _ in range(4):
+            w = w.at[1:-1].set(w[1:-1] + k * (w[:-2] - 2.0 * w[1:-1] + w[2:]))
+        return jnp.sum(w ** 2 * jnp.arange(1.0, n + 1.0))
+
+    got = ez.grad(heat_in_place, argnums=(0, 1))(u, 0.3, 4)
+    want = jax.grad(ref, argnums=(0, 1))(jnp.asarray(u), 0.3)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-14)
+    assert got[1] == pytest.approx(float(want[1]), rel=1e-12, abs=1e-14)
+
+
 @pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
 def test_fewer_trips_than_the_lag(n) -> None:
     # wide: 6 trips of lag; gapped: 3; n - 6 or fewer trips leave lines partly empty
