@@ -161,7 +161,7 @@ def test_no_window_where_the_loop_writes_what_it_reads() -> None:
 
 
 def _shifted_back(d):
-    """u[i] = f(u[i + d]) in place, d a constant (a pair d trips ahead), in a time loop."""
+    """u[i] = f(u[i + d]) in place, d a constant, in a time loop."""
     source = f"""
 def shift_back_{d}(u0, c, n, steps):
     u = u0.copy()
