@@ -1,11 +1,12 @@
 """`raise ValueError("...")` and `assert cond, "..."` in compiled code.
 
-A `raise` of a builtin exception class (or `np.linalg.LinAlgError`), with no argument or one
-string literal, records a failure at its line and leaves the function, as a failed index
-check does; the caller raises that class with that message and the source line
-(`calling.ErrorRecord`). `assert cond` and `assert cond, "message"` raise AssertionError
-the same way when `cond` is false. The class and message are the site's kind
-(`raise:<class>:<message>`, see `failure`), so nothing but the record crosses at run time.
+A `raise` of a builtin exception class (or `np.linalg.LinAlgError`,
+`np.exceptions.AxisError`), with no argument or one string literal, records a failure at its
+line and leaves the function, as a failed index check does; the caller raises that class
+with that message and the source line (`calling.ErrorRecord`). `assert cond` and
+`assert cond, "message"` raise AssertionError the same way when `cond` is false. The class
+and message are the site's kind (`raise:<class>:<message>`, see `failure`), so nothing but
+the record crosses at run time.
 
 Invariants: only the classes in `RAISABLE` are raised (others, and messages that are not
 string literals, are a `FrontendError` naming what is supported); the code after a `raise` in
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 RAISABLE: dict[str, type[Exception]] = {cls.__name__: cls for cls in (
     ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, ArithmeticError,
     OverflowError, FloatingPointError, RuntimeError, AssertionError, NotImplementedError,
-    np.linalg.LinAlgError)}
+    np.linalg.LinAlgError, np.exceptions.AxisError)}
 
 _PREFIX = "raise:"
 _SUPPORTED = ("raise ValueError('message'), or another builtin exception class: " +

@@ -265,13 +265,17 @@ def sort_rows(X):
     return np.sum(np.sort(X))
 
 
+def sort_cube(Q):
+    return np.sum(np.sort(Q))
+
+
 def many_quantiles(x, q):
     return np.sum(np.quantile(x, q))
 
 
 def test_sorting_an_array_of_another_rank_or_many_quantiles_is_refused_at_the_call() -> None:
-    with pytest.raises(FrontendError, match="np.sort of a 2-D array is not supported"):
-        ez.jit(sort_rows)(X)
+    with pytest.raises(FrontendError, match="np.sort of a 3-D array is not supported"):
+        ez.jit(sort_cube)(np.zeros((2, 3, 4)))
     with pytest.raises(FrontendError, match="np.quantile\\(a, q\\) with an array q"):
         ez.jit(many_quantiles)(x, np.array([0.1, 0.9]))
 
@@ -415,3 +419,64 @@ def test_unique_gives_each_cotangent_to_the_first_of_equal_values() -> None:
         e = np.eye(a.shape[0])[k]
         fd = (distinct_squares(a + h * e) - distinct_squares(a - h * e)) / (2 * h)
         assert got[k] == pytest.approx(fd, rel=1e-6)
+
+
+# --- np.sort and np.argsort along an axis --------------------------------------------------------
+
+
+def sorted_along(a, axis):
+    return np.sort(a, axis=axis)
+
+
+def sorted_flat(a):
+    return np.sort(a, axis=None)
+
+
+def indices_along(a, axis):
+    return np.argsort(a, axis=axis)
+
+
+def indices_flat(a):
+    return np.argsort(a, axis=None)
+
+
+def sort_weights(A):
+    return np.sum(np.sort(A, axis=0)[0] ** 2) + np.sum(np.sort(A)[:, -1] * np.arange(
+        1.0, A.shape[0] + 1.0)) + np.sum(np.sort(A, axis=None)[:3])
+
+
+_M = RNG.standard_normal((4, 5))
+_M[1, 2] = np.nan
+_M[0, 0] = _M[0, 1]
+
+
+@pytest.mark.parametrize("a", [_M, np.asfortranarray(_M), _M[::-1, ::2], _M[:0], _M[:, :1]],
+                         ids=["C", "F", "strided", "no rows", "one column"])
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_sort_and_argsort_along_an_axis_are_numpy_s(a, axis) -> None:
+    got = ez.jit(sorted_along)(a, axis)
+    np.testing.assert_array_equal(got, np.sort(a, axis=axis))
+    assert got.dtype == a.dtype
+    np.testing.assert_array_equal(ez.jit(indices_along)(a, axis),
+                                  np.argsort(a, axis=axis, kind="stable"))
+    np.testing.assert_array_equal(ez.jit(sorted_flat)(a), np.sort(a, axis=None))
+    np.testing.assert_array_equal(ez.jit(indices_flat)(a), np.argsort(a, axis=None,
+                                                                       kind="stable"))
+
+
+def test_a_gradient_through_sorts_along_axes_is_jax_s() -> None:
+    A = RNG.standard_normal((4, 5))
+    got = ez.grad(sort_weights)(A)
+    with jax.enable_x64(True):
+        def ref(A):
+            return (jnp.sum(jnp.sort(A, axis=0)[0] ** 2) + jnp.sum(jnp.sort(A)[:, -1] *
+                    jnp.arange(1.0, A.shape[0] + 1.0)) + jnp.sum(jnp.sort(A, axis=None)[:3]))
+        want = jax.grad(ref)(jnp.asarray(A))
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_an_axis_out_of_bounds_is_numpy_s_axis_error() -> None:
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds for array of dimension 2"):
+        ez.jit(sorted_along)(_M, 2)
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds for array of dimension 1"):
+        ez.jit(indices_along)(_M[0], 1)
