@@ -234,6 +234,61 @@ def test_overlapping_2d_store_equals_numpy(f, shape, order):
     assert np.array_equal(ez.jit(f)(x, 0.3), f(x.copy(), 0.3))
 
 
+def nine_points_loss(u0, k):
+    return np.sum(nine_points(u0, k) ** 2 * np.arange(1.0, u0.size + 1.0).reshape(u0.shape))
+
+
+def reaching_right_loss(u0, k):
+    return np.sum(row_back_reaching_right(u0, k) ** 2 *
+                  np.arange(1.0, u0.size + 1.0).reshape(u0.shape))
+
+
+def rows_ahead_loss(u0, k):
+    return np.sum(rows_ahead_any_column(u0, k) ** 2 *
+                  np.arange(1.0, u0.size + 1.0).reshape(u0.shape))
+
+
+def transposed_loss(u0, k):
+    return np.sum(transposed_variable(u0, k) ** 2 *
+                  np.arange(1.0, u0.size + 1.0).reshape(u0.shape))
+
+
+def _jax_nine_points(u, k):
+    return u.at[1:-1, 1:-1].set(k * (u[:-2, :-2] + u[:-2, 1:-1] + u[:-2, 2:] + u[1:-1, :-2] +
+                                     u[1:-1, 2:] + u[2:, :-2] + u[2:, 1:-1] + u[2:, 2:]) +
+                                (1.0 - 8.0 * k) * u[1:-1, 1:-1])
+
+
+def _jax_reaching_right(u, k):
+    return u.at[1:, :-3].set(u[:-1, 3:] * k + u[1:, 1:-2] - u[:-1, :-3])
+
+
+def _jax_rows_ahead(u, k):
+    return u.at[:-2, 2:].set(u[2:, :-2] + k * u[1:-1, 1:-1])
+
+
+def _jax_transposed(u, k):
+    v = u.T
+    return v.at[1:, 1:].set(v[:-1, :-1] * k + v[1:, :-1]).T
+
+
+def _weighted(step):
+    def loss(u0, k):
+        return jnp.sum(step(u0, k) ** 2 * jnp.arange(1.0, u0.size + 1.0).reshape(u0.shape))
+    return loss
+
+
+@pytest.mark.parametrize("f, ref", [
+    (nine_points_loss, _jax_nine_points), (reaching_right_loss, _jax_reaching_right),
+    (rows_ahead_loss, _jax_rows_ahead), (transposed_loss, _jax_transposed)],
+    ids=["nine-points", "row-back-reaching-right", "rows-ahead", "transposed"])
+@pytest.mark.parametrize("shape", [(3, 4), (5, 7)])
+def test_2d_carried_stores_gradients_are_jax_s(f, ref, shape):
+    x = RNG.uniform(-1.0, 1.0, shape)
+    check_grad(f, x, 0.3, argnums=(0, 1), reference=_weighted(ref))
+    check_grad(f, np.asfortranarray(x), 0.3, argnums=(0, 1), reference=_weighted(ref))
+
+
 def test_2d_stencil_store_keeps_one_line_buffer():
     x = RNG.uniform(-1.0, 1.0, (5, 6))
     assert np.array_equal(ez.jit(heat2d_state)(x, 0.1, 3), heat2d_state(x, 0.1, 3))
