@@ -53,6 +53,7 @@ from enzyme_py.analysis.memory import (
     underlying,
 )
 from enzyme_py.analysis.memory_effects import (
+    known_writes,
     memory_effects,
     memory_intrinsic,
     writes_no_memory,
@@ -70,7 +71,6 @@ from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
 from enzyme_py.ir.printer import Slots
 from enzyme_py.ir.values import Argument, Constant, ConstantInt, GlobalValue, Value
 from enzyme_py.passes import Param, register_pass
-from enzyme_py.rules.matrix_kernel import OUTPUT_ARGUMENT, is_matrix_kernel
 
 CHECKPOINT_ATTRIBUTE = "enzyme_py-checkpoint"
 MIN_BODY_INSTRUCTIONS = 24
@@ -534,8 +534,9 @@ def _writes_after(fn: Function, lp: Loop) -> list[frozenset[MemObject]]:
                     name in DEALLOCATION_FUNCTIONS:
                 continue
             callee = inst.callee
-            if is_matrix_kernel(name):  # (C += A @ B: it writes C only)
-                out.append(underlying(inst.args[OUTPUT_ARGUMENT]))
+            known = known_writes(name)
+            if known is not None:
+                out += [underlying(inst.args[k]) for k in sorted(known)]
             elif isinstance(callee, Function) and not callee.is_declaration:
                 out += [objs for _, objs in memory_effects(callee).writes]
                 if memory_effects(callee).writes_unknown_call:

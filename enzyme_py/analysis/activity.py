@@ -28,13 +28,17 @@ from enzyme_py.analysis.memory import (
     is_heap_object,
     underlying,
 )
-from enzyme_py.analysis.memory_effects import memory_intrinsic, stored, written_arguments
+from enzyme_py.analysis.memory_effects import (
+    known_writes,
+    memory_intrinsic,
+    stored,
+    written_arguments,
+)
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.types import carries_float
 from enzyme_py.ir.values import Argument, Value
-from enzyme_py.rules.matrix_kernel import is_matrix_kernel
 
 ACTIVITIES = WORDS  # the words of `acts=` (kept for the printers and the CLI's help)
 
@@ -329,11 +333,11 @@ def _varied(insts: list[I.Instruction], fn: Function, arg_activity: Sequence[Act
 
 
 def _writes_through_args(call: I.Call) -> bool:
-    """A call to a function with a body that takes pointers (it may write through them), or
-    of the matrix kernel (declared; it writes its C: `written_arguments`)."""
+    """A call to a function with a body, or with `known_writes`, that takes pointers (it may
+    write through them: `written_arguments`)."""
     callee = call.callee
     return isinstance(callee, Function) and \
-        (not callee.is_declaration or is_matrix_kernel(callee.name)) and \
+        (not callee.is_declaration or known_writes(callee.name) is not None) and \
         any(a.type.is_pointer for a in call.args)
 
 

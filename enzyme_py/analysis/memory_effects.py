@@ -173,8 +173,8 @@ def _collect(fn: Function, writes: list[tuple[I.Instruction, frozenset[MemObject
             writes.append((inst, underlying(inst.args[0])))
         elif _readonly_call(inst):
             continue
-        elif is_matrix_kernel(name):  # (C += A @ B: it writes C only)
-            writes.append((inst, underlying(inst.args[OUTPUT_ARGUMENT])))
+        elif (known := known_writes(name)) is not None:
+            writes += [(inst, underlying(inst.args[k])) for k in sorted(known)]
         elif isinstance(inst.callee, Function) and not inst.callee.is_declaration:
             unknown |= _callee_writes(writes, inst, inst.callee, visiting)
         else:
@@ -251,12 +251,20 @@ def _readonly_call(call: I.Call) -> bool:
     return "memory(none)" in text or "memory(read)" in text or "readnone" in text
 
 
+def known_writes(name: str | None) -> frozenset[int] | None:
+    """The pointer arguments a declared runtime function is known to write through (the
+    matrix kernel: its C, `C += A @ B`), or None for any other function: its body, if any,
+    tells."""
+    return frozenset({OUTPUT_ARGUMENT}) if is_matrix_kernel(name) else None
+
+
 def written_arguments(fn: Function) -> frozenset[int]:
     """Indices of `fn`'s pointer parameters it (or its callees) may write through: all of
     them when it calls something unknown or writes memory reached through a loaded pointer or
-    memory that cannot be named. The matrix kernel (declared) writes its C only."""
-    if is_matrix_kernel(fn.name):
-        return frozenset({OUTPUT_ARGUMENT})
+    memory that cannot be named; a runtime function's `known_writes`."""
+    known = known_writes(fn.name)
+    if known is not None:
+        return known
     eff = memory_effects(fn)
     pointers = frozenset(a.index for a in fn.args if a.type.is_pointer)
     if eff.writes_unknown_call:
@@ -278,8 +286,9 @@ def writes_through_argument(fn: Function, index: int,
     to something unknown counts only when the pointer is passed to it, and calls already being
     asked about count as no (a write has to happen somewhere, so recursion alone never
     writes)."""
-    if is_matrix_kernel(fn.name):  # (declared: it writes its C only)
-        return index == OUTPUT_ARGUMENT
+    known = known_writes(fn.name)
+    if known is not None:
+        return index in known
     seen = _seen if _seen is not None else set()
     if (fn.name or "", index) in seen:
         return False

@@ -285,19 +285,16 @@ def sort(a, axis=-1):
     if axis is None:
         flat = a.flatten()
         return flat[_argsort_1d(flat)]
+    order = argsort(a, axis)  # (which checks the axis)
     if np.ndim(a) == 1:
-        if axis != 0 and axis != -1:
-            raise np.exceptions.AxisError("axis is out of bounds for array of dimension 1")
-        return a[_argsort_1d(a)]
+        return a[order]
     out = a.copy()
-    if axis == 1 or axis == -1:
-        for i in range(a.shape[0]):
-            out[i] = a[i][_argsort_1d(a[i])]
-    elif axis == 0 or axis == -2:
+    if axis == 0 or axis == -2:
         for j in range(a.shape[1]):
-            out[:, j] = a[:, j][_argsort_1d(a[:, j])]
+            out[:, j] = a[:, j][order[:, j]]
     else:
-        raise np.exceptions.AxisError("axis is out of bounds for array of dimension 2")
+        for i in range(a.shape[0]):
+            out[i] = a[i][order[i]]
     return out
 
 
