@@ -2,7 +2,7 @@
 
 Run by `bench_adbench.py` as `python benchmarks/adbench_worker.py NAME INDEX --json FILE`;
 a fresh process per (objective, size) makes the first-call compile times honest (no cache of
-either tool is warm, beyond one trivial function that initializes each runtime) and keeps
+either tool is warm, beyond two trivial functions that initialize each runtime) and keeps
 the memory figures of one objective from another's.
 
 Measured, in this order (float64 throughout, the same arguments for every tool):
@@ -164,13 +164,20 @@ def _as_tuple(g: Any) -> tuple:
 
 
 def _warm_runtimes(ez: Any, jax: Any) -> None:
-    """Initialize LLVM, our AD pipeline and XLA on a trivial function."""
+    """Initialize LLVM, our AD pipeline and XLA on trivial functions: one of a float and one
+    of an array (which loads our NumPy front end's modules, as `import jax.numpy` loads
+    JAX's)."""
     def warm(x):
         return x * x
 
+    def warm_array(x):
+        return np.sum(x * x)
+
     ez.jit(warm)(1.0)
     ez.grad(warm)(1.0)
+    ez.grad(warm_array)(np.ones(3))
     jax.jit(jax.grad(warm))(1.0).block_until_ready()
+    jax.jit(jax.grad(lambda x: jax.numpy.sum(x * x)))(np.ones(3)).block_until_ready()
 
 
 def measure(name: str, index: int, repeat: int, quick: bool, workdir: Path) -> dict:
