@@ -146,7 +146,7 @@ class CallTyper:
         entry, receiver = self._array_entry(e)
         if entry is not None:
             return self._registered_call_type(e, entry, receiver, lenient)
-        fn = numpy_prelude.stand_in(self.resolve_global(e.func))
+        fn = numpy_prelude.stand_in(self.resolve_global(e.func), e)
         if fn is _MISSING and isinstance(e.func, ast.Attribute):
             base = self.container_of(e.func.value)  # type: ignore[attr-defined]
             if base is not None:
@@ -162,7 +162,7 @@ class CallTyper:
         args = [self.expr_type(a, lenient) for a in e.args]
         if any(a is None for a in args):
             return None
-        refused = numpy_prelude.refusal(fn, args)
+        refused = numpy_prelude.refusal(fn, args, e)
         if refused is not None:
             raise self.src.error(e, *refused)
         if not is_user_function(fn):

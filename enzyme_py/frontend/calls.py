@@ -31,7 +31,7 @@ def compile_call(c: Compiling, e: ast.Call) -> Any:
     entry, receiver = c.typer._array_entry(e)
     if entry is not None:
         return _registered_call(c, e, entry, receiver, t)
-    fn = numpy_prelude.stand_in(c.typer.resolve_global(e.func))
+    fn = numpy_prelude.stand_in(c.typer.resolve_global(e.func), e)
     if trees.is_record_class(fn):
         return tree_values.record(c, e, fn)  # type: ignore[arg-type]
     args = [c.expr(a) for a in e.args]

@@ -745,6 +745,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                 site = self.session.sites[k - 1]
                 if site.filename in numpy_prelude.FILES and site.what != RETRY:
                     here = self._site_here(stand_in_call, site.what, site.axis)
+                    self._may_record({here})  # (a stand-in calling a stand-in moves it on)
                     moved = eb.select(eb.icmp("eq", word, ConstantInt(T.I64, k)),
                                       ConstantInt(T.I64, here), moved)
             eb.store(moved, slot)

@@ -14,6 +14,7 @@ records for the persistent cache are of the user's names (NumPy's objects), neve
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import numpy as np
@@ -352,10 +353,9 @@ def _argsort_1d(a):
     return src
 
 
-def median(a):
-    """np.median(a) of the whole array: the middle element of the sorted elements, or the
-    mean of the two middle ones; NaN when any element is NaN or there is none."""
-    s = sort(a.ravel())
+def _median_of_sorted(s):
+    """The median of the sorted 1-D `s` (NaN last): its middle element, or the mean of the
+    two middle ones; NaN when any element is NaN or there is none."""
     n = s.shape[0]
     if n == 0 or s[n - 1] != s[n - 1]:
         return np.nan
@@ -364,10 +364,11 @@ def median(a):
     return (s[n // 2 - 1] + s[n // 2]) / 2.0
 
 
-def quantile(a, q):
-    """np.quantile(a, q) of the whole array for one q in [0, 1], NumPy's default method
-    ('linear'), computed as NumPy computes it (`_lerp`); NaN when any element is NaN."""
-    s = sort(a.ravel())
+def _quantile_of_sorted(s, q):
+    """NumPy's default ('linear') quantile q in [0, 1] of the sorted 1-D `s` (NaN last),
+    computed as NumPy computes it (`_lerp`); NaN when any element is NaN or there is none.
+    (Of float32 elements the interpolation runs in float64, NumPy's in float32: the result
+    may differ from NumPy's in its last bit.)"""
     n = s.shape[0]
     if n == 0 or s[n - 1] != s[n - 1]:
         return np.nan
@@ -384,9 +385,89 @@ def quantile(a, q):
     return x + diff * gamma
 
 
-def percentile(a, q):
-    """np.percentile(a, q) of the whole array for one q in [0, 100]: quantile(a, q / 100)."""
-    return quantile(a, q / 100.0)
+def _along(a, axis):
+    """(the sorted `a` along `axis`, whether each result element is a column of it): a 1-D
+    or 2-D `a` and an int axis (checked by `argsort`)."""
+    s = sort(a, axis)
+    return s, axis == 0 or axis == -2
+
+
+def _nans_along(a, columns):
+    """NaNs, one per column (`columns`) or row of the 2-D `a`, in the dtype NumPy gives its
+    order statistics (float64 for integers, float32 for float32)."""
+    if columns:
+        return np.sum(a[:1] * 1.0, axis=0) * 0.0 + np.nan
+    return np.sum(a[:, :1] * 1.0, axis=1) * 0.0 + np.nan
+
+
+def median(a, axis=None, keepdims=False):
+    """np.median(a, axis) of a 1-D or 2-D array (`axis=None`: all elements): see
+    `_median_of_sorted`. (`keepdims=True` is `median_keepdims`, chosen at the call.)"""
+    if axis is None:
+        return _median_of_sorted(sort(a.ravel()))
+    if np.ndim(a) == 1:
+        return _median_of_sorted(sort(a, axis))
+    s, columns = _along(a, axis)
+    out = _nans_along(a, columns)
+    if columns:
+        for j in range(a.shape[1]):
+            out[j] = _median_of_sorted(s[:, j])
+        return out
+    for i in range(a.shape[0]):
+        out[i] = _median_of_sorted(s[i])
+    return out
+
+
+def quantile(a, q, axis=None, keepdims=False):
+    """np.quantile(a, q, axis) of a 1-D or 2-D array (`axis=None`: all elements) for one q
+    in [0, 1]: see `_quantile_of_sorted`. (`keepdims=True`: `quantile_keepdims`.)"""
+    if axis is None:
+        return _quantile_of_sorted(sort(a.ravel()), q)
+    if np.ndim(a) == 1:
+        return _quantile_of_sorted(sort(a, axis), q)
+    s, columns = _along(a, axis)
+    out = _nans_along(a, columns)
+    if columns:
+        for j in range(a.shape[1]):
+            out[j] = _quantile_of_sorted(s[:, j], q)
+        return out
+    for i in range(a.shape[0]):
+        out[i] = _quantile_of_sorted(s[i], q)
+    return out
+
+
+def percentile(a, q, axis=None, keepdims=False):
+    """np.percentile(a, q, axis) for one q in [0, 100]: quantile(a, q / 100, axis)."""
+    return quantile(a, q / 100.0, axis)
+
+
+def _kept(a, r, axis):
+    """The reduction `r` of `a` along `axis` (None: all axes) with the reduced axes kept at
+    length 1, as NumPy's keepdims=True."""
+    if axis is None:
+        if np.ndim(a) == 1:
+            return np.full(1, r)
+        return np.full((1, 1), r)
+    if np.ndim(a) == 1:
+        return np.full(1, r)
+    if axis == 0 or axis == -2:
+        return r[None, :]
+    return r[:, None]
+
+
+def median_keepdims(a, axis=None, keepdims=True):
+    """np.median(a, axis, keepdims=True)."""
+    return _kept(a, median(a, axis), axis)
+
+
+def quantile_keepdims(a, q, axis=None, keepdims=True):
+    """np.quantile(a, q, axis, keepdims=True)."""
+    return _kept(a, quantile(a, q, axis), axis)
+
+
+def percentile_keepdims(a, q, axis=None, keepdims=True):
+    """np.percentile(a, q, axis, keepdims=True)."""
+    return _kept(a, quantile(a, q / 100.0, axis), axis)
 
 
 def average(a, weights=None):
@@ -543,8 +624,11 @@ FILES = frozenset((__file__, signals.__file__, linalg.__file__))
 #: the positions that must be numbers): calls outside them are refused at the call
 _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] = {
     sort: ("np.sort", (None,), ()), argsort: ("np.argsort", (None,), ()),
+    median: ("np.median", (None,), ()), median_keepdims: ("np.median", (None,), ()),
     quantile: ("np.quantile", (None, None), (1,)),
+    quantile_keepdims: ("np.quantile", (None, None), (1,)),
     percentile: ("np.percentile", (None, None), (1,)),
+    percentile_keepdims: ("np.percentile", (None, None), (1,)),
     kron: ("np.kron", (None, None), ()), interp: ("np.interp", (None, 1, 1), ()),
     searchsorted: ("np.searchsorted", (1, None), ()),
     bincount: ("np.bincount", (1, 1), (2,)),
@@ -561,9 +645,11 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
 }
 
 
-def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
+def refusal(fn: object, arg_types: list[Any], call: ast.Call | None = None
+            ) -> tuple[str, str] | None:
     """(message, hint) when the stand-in `fn` cannot compute NumPy's result for arguments
-    of these types (an array of another rank, an array where it takes one number)."""
+    of these types (an array of another rank, an array where it takes one number) or for
+    the keywords of `call`."""
     elem = getattr(arg_types[0], "elem", None) if arg_types else None
     if fn in (sort, argsort) and getattr(arg_types[0], "ndim", 1) > 2 and not (
             len(arg_types) > 1 and isinstance(arg_types[1], NoneType)):
@@ -580,6 +666,15 @@ def refusal(fn: object, arg_types: list[Any]) -> tuple[str, str] | None:
     if sig is None:
         return None
     name, ranks, numbers = sig
+    kept = _keepdims_keyword(call)
+    if kept is not None and not (isinstance(kept, ast.Constant) and isinstance(kept.value,
+                                                                               bool)):
+        return (f"{name}(..., keepdims=...) needs keepdims written as True or False (the "
+                "result's shape depends on it)", f"{name}(a, axis=0, keepdims=True)")
+    if fn in _ALONG_AXIS and getattr(arg_types[0], "ndim", 0) > 2 and _has_axis(
+            call, 1 if name == "np.median" else 2):
+        return (f"{name} along an axis of a {arg_types[0].ndim}-D array is not supported "
+                "(1-D and 2-D arrays, or axis=None)", f"{name} of 2-D slices in a loop")
     if fn is signals.meshgrid and len(arg_types) > 2 and getattr(arg_types[2], "ndim", None):
         return ("np.meshgrid of more than two arrays is not supported",
                 "np.meshgrid(x, y); for three axes broadcast x[:, None, None] and friends")
@@ -613,9 +708,40 @@ def is_stand_in(fn: object) -> bool:
     return getattr(fn, "__module__", None) in MODULES
 
 
-def stand_in(fn: object) -> object:
-    """The function of this module that computes NumPy's `fn`, else `fn` itself."""
+#: stand-ins whose `keepdims=True` form is another function, chosen at the call (the
+#: result's rank depends on it, so the keyword must be written as True or False there)
+_KEEPDIMS = {median: median_keepdims, quantile: quantile_keepdims,
+             percentile: percentile_keepdims}
+
+
+def _keepdims_keyword(call: ast.Call | None) -> ast.expr | None:
+    for k in call.keywords if call is not None else ():
+        if k.arg == "keepdims":
+            return k.value
+    return None
+
+
+_ALONG_AXIS = frozenset((median, median_keepdims, quantile, quantile_keepdims, percentile,
+                         percentile_keepdims))
+
+
+def _has_axis(call: ast.Call | None, position: int) -> bool:
+    """Does `call` give an axis (at `position` or as a keyword) other than a literal None?"""
+    if call is None:
+        return False
+    given = [k.value for k in call.keywords if k.arg == "axis"] + call.args[position:position + 1]
+    return any(not (isinstance(v, ast.Constant) and v.value is None) for v in given)
+
+
+def stand_in(fn: object, call: ast.Call | None = None) -> object:
+    """The function of this module that computes NumPy's `fn` (called as `call`, when given:
+    a `keepdims=True` written there picks that form), else `fn` itself."""
     try:
-        return _STAND_INS.get(fn, fn)  # type: ignore[call-overload]
+        out = _STAND_INS.get(fn, fn)  # type: ignore[call-overload]
     except TypeError:  # (an unhashable object)
         return fn
+    if out in _KEEPDIMS:
+        kept = _keepdims_keyword(call)
+        if isinstance(kept, ast.Constant) and kept.value is True:
+            return _KEEPDIMS[out]
+    return out

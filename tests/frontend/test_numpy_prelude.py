@@ -480,3 +480,98 @@ def test_an_axis_out_of_bounds_is_numpy_s_axis_error() -> None:
         ez.jit(sorted_along)(_M, 2)
     with pytest.raises(np.exceptions.AxisError, match="out of bounds for array of dimension 1"):
         ez.jit(indices_along)(_M[0], 1)
+
+
+def order_values_along(a, q, axis):
+    return (np.median(a, axis), np.quantile(a, q, axis=axis), np.percentile(a, q * 100.0, axis))
+
+
+def order_values_kept(a, q, axis):
+    return (np.median(a, axis, keepdims=True), np.quantile(a, q, axis=axis, keepdims=True),
+            np.percentile(a, q * 100.0, axis, keepdims=True),
+            np.median(a, axis, keepdims=False))
+
+
+def order_values_whole_kept(a, q):
+    return np.median(a, keepdims=True), np.quantile(a, q, axis=None, keepdims=True)
+
+
+def _matrices():
+    ties = RNG.integers(0, 3, (5, 4)).astype(float)
+    nans = RNG.standard_normal((4, 6))
+    nans[1, 2] = nans[3, 0] = np.nan
+    return [RNG.standard_normal((4, 5)), RNG.standard_normal((1, 6)), RNG.standard_normal((7, 1)),
+            ties, nans, RNG.standard_normal((3, 4)).astype(np.float32),
+            RNG.integers(-5, 5, (6, 3))]
+
+
+ALONG, KEPT, WHOLE_KEPT = (ez.jit(order_values_along), ez.jit(order_values_kept),
+                           ez.jit(order_values_whole_kept))
+
+
+def _same_order_value(g, w, dtype) -> None:
+    # (float32: our interpolation runs in float64, NumPy's in float32 — the last bit may differ)
+    if dtype == np.float32:
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("a", _matrices(), ids=lambda a: f"{a.dtype}{list(a.shape)}")
+def test_median_quantile_percentile_along_an_axis_are_numpy_s(a) -> None:
+    for axis in (0, 1, -1, -2):
+        for q in (0.0, 0.35, 0.5, 1.0):
+            got = ALONG(a, q, axis) + KEPT(a, q, axis)
+            want = order_values_along(a, q, axis) + order_values_kept(a, q, axis)
+            for g, w in zip(got, want, strict=True):
+                assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype)
+                _same_order_value(g, w, a.dtype)
+    for v in (a[0], a[:, -1]):  # a 1-D array along its one axis, and axis=None kept
+        for g, w in zip(ALONG(v, 0.35, -1) + WHOLE_KEPT(a, 0.35) + WHOLE_KEPT(v, 0.35),
+                        order_values_along(v, 0.35, -1) + order_values_whole_kept(a, 0.35)
+                        + order_values_whole_kept(v, 0.35), strict=True):
+            assert np.shape(g) == np.shape(w)
+            _same_order_value(g, w, a.dtype)
+
+
+def robust_loss(A, w):
+    return (np.sum(np.median(A, axis=0) * w) + np.sum(np.quantile(A, 0.3, axis=1) ** 2)
+            + np.sum(np.percentile(A, 80.0, axis=-1, keepdims=True) * A))
+
+
+def test_order_statistics_along_an_axis_have_jax_s_gradients() -> None:
+    A, w = RNG.standard_normal((6, 5)), RNG.standard_normal(5)
+    got = ez.grad(robust_loss, argnums=(0, 1))(A, w)
+    with jax.enable_x64(True):
+        def ref(A, w):
+            return (jnp.sum(jnp.median(A, axis=0) * w) + jnp.sum(jnp.quantile(A, 0.3, axis=1) ** 2)
+                    + jnp.sum(jnp.percentile(A, 80.0, axis=-1, keepdims=True) * A))
+        want = jax.grad(ref, argnums=(0, 1))(jnp.asarray(A), jnp.asarray(w))
+    for g, r in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-12, atol=1e-14)
+
+
+def kept_by_a_variable(a, keep):
+    return np.median(a, axis=0, keepdims=keep)
+
+
+def median_of_a_cube(Q):
+    return np.sum(np.median(Q, axis=1))
+
+
+def median_along(a, axis):
+    return np.sum(np.median(a, axis=axis))
+
+
+def test_order_statistics_refuse_what_decides_the_shape_at_run_time() -> None:
+    with pytest.raises(FrontendError, match="keepdims written as True or False"):
+        ez.jit(kept_by_a_variable)(X, True)
+    with pytest.raises(FrontendError, match="np.median along an axis of a 3-D array"):
+        ez.jit(median_of_a_cube)(np.zeros((2, 3, 4)))
+
+
+def test_an_axis_out_of_bounds_in_a_stand_in_calling_stand_ins_is_reported_at_the_call() -> None:
+    # (median -> sort -> argsort: the site is moved out of each stand-in in turn)
+    with pytest.raises(np.exceptions.AxisError, match=r"dimension 2\n  at .*"
+                       r"test_numpy_prelude.py:\d+: return np.sum\(np.median\(a, axis=axis"):
+        ez.jit(median_along)(X, 2)
