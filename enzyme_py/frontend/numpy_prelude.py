@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from enzyme_py.frontend import numpy_prelude_decompositions as decompositions
 from enzyme_py.frontend import numpy_prelude_linalg as linalg
 from enzyme_py.frontend import numpy_prelude_signals as signals
 from enzyme_py.frontend.ftypes import NoneType
@@ -612,12 +613,12 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
               np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, np.bincount: bincount,
               np.unique: unique, **signals.STAND_INS,
-              **linalg.STAND_INS}
+              **linalg.STAND_INS, **decompositions.STAND_INS}
 
 #: the modules whose functions are stand-ins or their helpers
-MODULES = frozenset((__name__, signals.__name__, linalg.__name__))
+MODULES = frozenset((__name__, signals.__name__, linalg.__name__, decompositions.__name__))
 #: their source files (an error site in one is moved to the user's call)
-FILES = frozenset((__file__, signals.__file__, linalg.__file__))
+FILES = frozenset((__file__, signals.__file__, linalg.__file__, decompositions.__file__))
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -642,6 +643,9 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     linalg.det: ("np.linalg.det", (2,), ()), linalg.slogdet: ("np.linalg.slogdet", (2,), ()),
     linalg.cholesky: ("np.linalg.cholesky", (2,), ()),
     linalg.matrix_power: ("np.linalg.matrix_power", (2,), (1,)),
+    decompositions.qr: ("np.linalg.qr", (2,), ()),
+    decompositions.eigh: ("np.linalg.eigh", (2,), ()),
+    decompositions.eigvalsh: ("np.linalg.eigvalsh", (2,), ()),
 }
 
 

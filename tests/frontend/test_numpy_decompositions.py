@@ -1,0 +1,157 @@
+"""np.linalg.qr, np.linalg.eigh and np.linalg.eigvalsh (`frontend/numpy_prelude_decompositions.py`):
+values as NumPy's (eigenvectors up to their sign), gradients and tangents as JAX's, the
+lower triangle as the only one eigh reads, and clear errors where a derivative is not defined."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+from enzyme_py.frontend.errors import FrontendError
+
+RNG = np.random.default_rng(11)
+
+
+def factors(a):
+    return np.linalg.qr(a), np.linalg.qr(a, mode="complete"), np.linalg.qr(a, mode="r")
+
+
+FACTORS = ez.jit(factors)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (4, 4), (3, 5), (1, 1), (6, 1), (1, 4)])
+def test_qr_is_numpy_s_in_every_mode(shape) -> None:
+    a = RNG.standard_normal(shape)
+    (q, r), (qc, rc), ro = FACTORS(a)
+    (nq, nr), (nqc, nrc), nro = factors(a)
+    for got, want in ((q, nq), (r, nr), (qc, nqc), (rc, nrc), (ro, nro)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=1e-14)  # (LAPACK's signs too)
+
+
+def test_qr_of_a_rank_deficient_column_keeps_lapack_s_identity_reflection() -> None:
+    a = np.array([[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]])  # (the first column needs no reflection)
+    (q, r), _, _ = FACTORS(a)
+    (nq, nr), _, _ = factors(a)
+    np.testing.assert_allclose(q, nq, atol=1e-15)
+    np.testing.assert_allclose(r, nr, atol=1e-15)
+
+
+def qr_loss(a, w1, w2):
+    q, r = np.linalg.qr(a)
+    return np.sum(q * w1) + np.sum(r * w2)
+
+
+def jax_qr_loss(a, w1, w2):
+    q, r = jnp.linalg.qr(a)
+    return jnp.sum(q * w1) + jnp.sum(r * w2)
+
+
+@pytest.mark.parametrize("shape", [(6, 3), (4, 4)])
+def test_qr_gradient_and_tangent_are_jax_s(shape) -> None:
+    a = RNG.standard_normal(shape)
+    k = min(shape)
+    w1, w2 = RNG.standard_normal((shape[0], k)), RNG.standard_normal((k, shape[1]))
+    got = ez.grad(qr_loss)(a, w1, w2)
+    da = RNG.standard_normal(shape)
+    with jax.enable_x64(True):
+        want = jax.grad(jax_qr_loss)(a, w1, w2)
+        _, want_t = jax.jvp(jax_qr_loss, (a, w1, w2), (da, 0 * w1, 0 * w2))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
+    _, got_t = ez.jvp(qr_loss, (a, w1, w2), (da, 0 * w1, 0 * w2))
+    np.testing.assert_allclose(got_t, want_t, rtol=1e-10)
+
+
+def spectrum(a):
+    return np.linalg.eigh(a), np.linalg.eigvalsh(a)
+
+
+SPECTRUM = ez.jit(spectrum)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 20])
+def test_eigh_is_numpy_s_up_to_the_eigenvectors_signs(n) -> None:
+    b = RNG.standard_normal((n, n))
+    a = b + b.T
+    (w, v), vals = SPECTRUM(a)
+    nw, nv = np.linalg.eigh(a)
+    scale = np.abs(nw).max()
+    np.testing.assert_allclose(w, nw, atol=1e-14 * n * scale)
+    np.testing.assert_allclose(vals, nw, atol=1e-14 * n * scale)
+    np.testing.assert_allclose(np.abs(v.T @ nv), np.eye(n), atol=1e-12)  # (same columns, +-)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, a, atol=1e-13 * n * scale)
+
+
+def test_eigh_reads_the_lower_triangle_only_as_numpy_does() -> None:
+    b = RNG.standard_normal((4, 4))
+    a = np.tril(b) + np.triu(RNG.standard_normal((4, 4)), 1) * 100.0  # (upper: ignored)
+    (w, _), _ = SPECTRUM(a)
+    np.testing.assert_allclose(w, np.linalg.eigh(a)[0], atol=1e-13)
+    g = ez.grad(lambda_sum)(a)
+    np.testing.assert_array_equal(np.triu(g, 1), 0.0)
+
+
+def test_eigh_of_integers_and_of_a_repeated_eigenvalue() -> None:
+    ints = np.array([[2, 1, 0], [1, 2, 0], [0, 0, 3]])
+    (w, v), _ = SPECTRUM(ints)
+    np.testing.assert_allclose(w, [1.0, 3.0, 3.0], atol=1e-15)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, ints, atol=1e-14)
+
+
+def lambda_sum(a):
+    return np.sum(np.linalg.eigvalsh(a) * np.arange(1.0, a.shape[0] + 1.0))
+
+
+def spectral_loss(b, c, d):
+    w, v = np.linalg.eigh(b + b.T)
+    return np.sum(w * c) + np.sum((v * v) @ d) + np.sum(np.linalg.eigvalsh(b @ b.T) ** 2)
+
+
+def jax_spectral_loss(b, c, d):
+    w, v = jnp.linalg.eigh(b + b.T)
+    return jnp.sum(w * c) + jnp.sum((v * v) @ d) + jnp.sum(jnp.linalg.eigvalsh(b @ b.T) ** 2)
+
+
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_eigh_gradient_and_tangent_are_jax_s(n) -> None:
+    b, c, d = RNG.standard_normal((n, n)), RNG.standard_normal(n), RNG.standard_normal(n)
+    db = RNG.standard_normal((n, n))
+    with jax.enable_x64(True):
+        want = jax.grad(jax_spectral_loss, argnums=(0, 1, 2))(b, c, d)
+        _, want_t = jax.jvp(jax_spectral_loss, (b, c, d), (db, 0 * c, 0 * d))
+    got = ez.grad(spectral_loss, argnums=(0, 1, 2))(b, c, d)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-11)
+    _, got_t = ez.jvp(spectral_loss, (b, c, d), (db, 0 * c, 0 * d))
+    np.testing.assert_allclose(got_t, want_t, rtol=1e-9)
+    assert np.isfinite(ez.grad(lambda_sum)(np.eye(n)))[0, 0]  # (eigenvalues only: defined)
+
+
+def eigenvector_loss(a):
+    _, v = np.linalg.eigh(a)
+    return np.sum(v[:, 0] ** 3)
+
+
+def test_an_eigenvector_s_derivative_at_a_repeated_eigenvalue_is_an_error_not_nan() -> None:
+    with pytest.raises(np.linalg.LinAlgError, match="repeated eigenvalue"):
+        ez.grad(eigenvector_loss)(np.eye(3))
+
+
+def eigh_of_a_cube(a):
+    return np.linalg.eigh(a)
+
+
+def qr_of_a_vector(a):
+    return np.linalg.qr(a)
+
+
+def test_other_ranks_and_non_square_matrices_are_refused() -> None:
+    with pytest.raises(FrontendError, match="np.linalg.eigh of a 3-D array"):
+        ez.jit(eigh_of_a_cube)(np.zeros((2, 3, 3)))
+    with pytest.raises(FrontendError, match="np.linalg.qr of a 1-D array"):
+        ez.jit(qr_of_a_vector)(np.zeros(3))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        ez.jit(eigh_of_a_cube)(np.zeros((2, 3)))
