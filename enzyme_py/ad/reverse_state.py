@@ -156,8 +156,12 @@ class ReverseState:
 
     def memory_float_kind(self, pointers: list[Value]) -> str | None:
         """The float type of the memory behind `pointers` (`float_kinds.memory_float_kind` of
-        the original instructions, with what the caller said of the arguments)."""
-        insts = [i for i in self.ctx.work.instructions() if i in self.cf.original]
+        the original instructions, with what the caller said of the arguments). Calls of
+        defined functions that replaced an original call (a custom rule's `vjp_fwd`) count
+        too: they take its pointers, and their bodies may be the memory's only typed users."""
+        insts = [i for i in self.ctx.work.instructions() if i in self.cf.original or (
+            isinstance(i, I.Call) and isinstance(i.callee, Function)
+            and not i.callee.is_declaration)]
         return memory_float_kind(insts, self.same_memory(), self.options.arg_float_types,
                                  self.ctx.work, pointers)
 

@@ -24,6 +24,7 @@ from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.values import Argument, Value
+from enzyme_py.rules.matrix_kernel import is_matrix_kernel, kernel_type
 
 FLOAT_OF_WIDTH = {16: T.HALF, 32: T.FLOAT, 64: T.DOUBLE}
 
@@ -162,10 +163,15 @@ def _callee_kinds(insts: list[I.Instruction], same: Callable[[Value], frozenset]
                   objs: frozenset, seen: frozenset) -> set[str]:
     """The float types that the functions called with a pointer into `objs` give that
     parameter's memory (a loop outlined into its own function, as `checkpoint-loops` makes
-    one, is then the only typed user of the caller's buffer); `seen` stops a recursion."""
+    one, is then the only typed user of the caller's buffer; the matrix kernel, declared,
+    by its name); `seen` stops a recursion."""
     kinds: set[str] = set()
     for inst in insts:
         callee = inst.callee if isinstance(inst, I.Call) else None
+        if isinstance(callee, Function) and is_matrix_kernel(callee.name):
+            if any(a.type.is_pointer and same(a) & objs for a in inst.args):
+                kinds.add(kernel_type(callee.name)[0])  # (its A, B and C hold its floats)
+            continue
         if not isinstance(callee, Function) or callee.is_declaration:
             continue
         for k, arg in enumerate(inst.args[:len(callee.args)]):

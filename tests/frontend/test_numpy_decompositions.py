@@ -155,3 +155,23 @@ def test_other_ranks_and_non_square_matrices_are_refused() -> None:
         ez.jit(qr_of_a_vector)(np.zeros(3))
     with pytest.raises(np.linalg.LinAlgError, match="must be square"):
         ez.jit(eigh_of_a_cube)(np.zeros((2, 3)))
+
+
+def copy_between_products(A, B):
+    x = (A @ B).copy()  # (typed only by the matrix kernel's calls at both ends)
+    return np.sum(x @ B)
+
+
+def solve_of_a_converted_argument(A, c):
+    return np.sum(np.linalg.solve(A.astype(np.float64), c))  # (typed only by the rule's body)
+
+
+def test_a_copy_typed_only_by_a_kernel_or_a_custom_rule_is_differentiated() -> None:
+    A, B, c = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3)), RNG.standard_normal(3)
+    with jax.enable_x64(True):
+        want_ab = jax.grad(lambda A, B: jnp.sum((A @ B) @ B), argnums=(0, 1))(A, B)
+        want_ac = jax.grad(lambda A, c: jnp.sum(jnp.linalg.solve(A, c)), argnums=(0, 1))(A, c)
+    for got, want in ((ez.grad(copy_between_products, argnums=(0, 1))(A, B), want_ab),
+                      (ez.grad(solve_of_a_converted_argument, argnums=(0, 1))(A, c), want_ac)):
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
