@@ -103,6 +103,7 @@ class ArrayVariables:
                                      "new array to a name that no other array aliases")
             slot = self.heap.new_slot(f"{name}.buffer")
             self.b.store(view.base, slot)  # type: ignore[arg-type]
+        self.heap.forget(("array variable", name))  # (its view changes: see `_load_array`)
         self.b.store(view.ptr, var.ptr)
         for d, slot in zip(view.dims, var.dims, strict=True):
             self.b.store(d, slot)
@@ -110,12 +111,23 @@ class ArrayVariables:
             self.b.store(s_, slot)
 
     def _load_array(self, name: str, var: ArrayVar) -> AVal:
+        """The variable's view. Within a statement, reads in one block share the values
+        loaded first (until the variable is bound again), so `x * x` or `2.0 * xc + xc`
+        has operands of one extent, known equal at compile time: no broadcast check and no
+        stride select (which kept LLVM from vectorizing the loops reading them)."""
         b = self.b
         # what the view reads, for `writes`: only temporaries and the parameters of a
         # noalias build are told apart; a variable's views may overlap any other memory
         root = ("param", name) if name in self.typer.fixed_params else \
             ("own", name) if name in self.typer.owning_vars else ("var", name)
-        return AVal(var.type, b.load(T.PTR, var.ptr, name=name),
-                    [b.load(T.I64, d) for d in var.dims],
-                    [b.load(T.I64, s) for s in var.strides],
+        key = ("array variable", name)
+        got = self.heap.remembered(key)
+        if isinstance(got, tuple) and got[0] is b.block:
+            _, ptr, dims, strides = got
+        else:
+            ptr = b.load(T.PTR, var.ptr, name=name)
+            dims = [b.load(T.I64, d) for d in var.dims]
+            strides = [b.load(T.I64, s) for s in var.strides]
+            self.heap.remember(key, (b.block, ptr, dims, strides))
+        return AVal(var.type, ptr, list(dims), list(strides),
                     name in self.typer.contiguous_vars, root)

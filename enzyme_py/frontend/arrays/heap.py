@@ -131,6 +131,11 @@ class Heap:
         if self.memos:
             self.memos[-1][key] = value
 
+    def forget(self, key: object) -> None:
+        """Drop `key` from every statement's memo (what it stood for has changed)."""
+        for memo in self.memos:
+            memo.pop(key, None)
+
     def claim(self, base: Value) -> bool:
         """Take `base` off the temporaries (a variable now owns it); False if it was not one."""
         for level in self.levels:
