@@ -437,9 +437,11 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
 
     def _owner_of(self, val: object, t: Array) -> Value | None:
         """The owner slot of the variable whose view `val` is, when that variable owns its
-        buffer, its views are C-contiguous and its elements are already `t`'s."""
+        buffer, `val` is C-contiguous (not `v.T` or `v[:, ::2]`, which read the same block
+        in another order) and its elements are already `t`'s."""
         root = getattr(val, "root", None)
-        if not (isinstance(val, AVal) and isinstance(root, tuple) and root[0] == "own"):
+        if not (isinstance(val, AVal) and val.contiguous and isinstance(root, tuple) and
+                root[0] == "own"):
             return None
         var = self.vars.get(root[1])
         if not isinstance(var, ArrayVar) or var.owner is None or \
