@@ -22,6 +22,7 @@ import numpy as np
 from enzyme_py.frontend import numpy_prelude_decompositions as decompositions
 from enzyme_py.frontend import numpy_prelude_linalg as linalg
 from enzyme_py.frontend import numpy_prelude_signals as signals
+from enzyme_py.frontend import numpy_prelude_svd as svd
 from enzyme_py.frontend.ftypes import NoneType
 
 
@@ -613,12 +614,14 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
               np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, np.bincount: bincount,
               np.unique: unique, **signals.STAND_INS,
-              **linalg.STAND_INS, **decompositions.STAND_INS}
+              **linalg.STAND_INS, **decompositions.STAND_INS, **svd.STAND_INS}
 
 #: the modules whose functions are stand-ins or their helpers
-MODULES = frozenset((__name__, signals.__name__, linalg.__name__, decompositions.__name__))
+MODULES = frozenset((__name__, signals.__name__, linalg.__name__, decompositions.__name__,
+                     svd.__name__))
 #: their source files (an error site in one is moved to the user's call)
-FILES = frozenset((__file__, signals.__file__, linalg.__file__, decompositions.__file__))
+FILES = frozenset((__file__, signals.__file__, linalg.__file__, decompositions.__file__,
+                   svd.__file__))
 
 
 #: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
@@ -646,6 +649,8 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     decompositions.qr: ("np.linalg.qr", (2,), ()),
     decompositions.eigh: ("np.linalg.eigh", (2,), ()),
     decompositions.eigvalsh: ("np.linalg.eigvalsh", (2,), ()),
+    svd.svd: ("np.linalg.svd", (2,), ()), svd.svd_values: ("np.linalg.svd", (2,), ()),
+    svd.pinv: ("np.linalg.pinv", (2,), ()), svd.lstsq: ("np.linalg.lstsq", (2, None), ()),
 }
 
 
@@ -670,11 +675,12 @@ def refusal(fn: object, arg_types: list[Any], call: ast.Call | None = None
     if sig is None:
         return None
     name, ranks, numbers = sig
-    kept = _keepdims_keyword(call)
-    if kept is not None and not (isinstance(kept, ast.Constant) and isinstance(kept.value,
-                                                                               bool)):
-        return (f"{name}(..., keepdims=...) needs keepdims written as True or False (the "
-                "result's shape depends on it)", f"{name}(a, axis=0, keepdims=True)")
+    keyword = _FORM_KEYWORD.get(fn)
+    given = _keyword(call, keyword) if keyword else None
+    if given is not None and not (isinstance(given, ast.Constant) and
+                                  isinstance(given.value, bool)):
+        return (f"{name}(..., {keyword}=...) needs {keyword} written as True or False (the "
+                "result's shape depends on it)", f"{name}(a, ..., {keyword}=True)")
     if fn in _ALONG_AXIS and getattr(arg_types[0], "ndim", 0) > 2 and _has_axis(
             call, 1 if name == "np.median" else 2):
         return (f"{name} along an axis of a {arg_types[0].ndim}-D array is not supported "
@@ -712,15 +718,20 @@ def is_stand_in(fn: object) -> bool:
     return getattr(fn, "__module__", None) in MODULES
 
 
-#: stand-ins whose `keepdims=True` form is another function, chosen at the call (the
-#: result's rank depends on it, so the keyword must be written as True or False there)
-_KEEPDIMS = {median: median_keepdims, quantile: quantile_keepdims,
-             percentile: percentile_keepdims}
+#: stand-ins with another form chosen at the call by a keyword written there as True or
+#: False (it decides the result's rank or type): (the keyword, the value that picks the
+#: other form, that form)
+_LITERAL_FORMS = {median: ("keepdims", True, median_keepdims),
+                  quantile: ("keepdims", True, quantile_keepdims),
+                  percentile: ("keepdims", True, percentile_keepdims),
+                  svd.svd: ("compute_uv", False, svd.svd_values)}
+#: every stand-in of those, by the keyword that picks it
+_FORM_KEYWORD = {f: kw for base, (kw, _, other) in _LITERAL_FORMS.items() for f in (base, other)}
 
 
-def _keepdims_keyword(call: ast.Call | None) -> ast.expr | None:
+def _keyword(call: ast.Call | None, name: str) -> ast.expr | None:
     for k in call.keywords if call is not None else ():
-        if k.arg == "keepdims":
+        if k.arg == name:
             return k.value
     return None
 
@@ -744,8 +755,9 @@ def stand_in(fn: object, call: ast.Call | None = None) -> object:
         out = _STAND_INS.get(fn, fn)  # type: ignore[call-overload]
     except TypeError:  # (an unhashable object)
         return fn
-    if out in _KEEPDIMS:
-        kept = _keepdims_keyword(call)
-        if isinstance(kept, ast.Constant) and kept.value is True:
-            return _KEEPDIMS[out]
+    form = _LITERAL_FORMS.get(out)
+    if form is not None:
+        given = _keyword(call, form[0])
+        if isinstance(given, ast.Constant) and given.value is form[1]:
+            return form[2]
     return out

@@ -175,3 +175,117 @@ def test_a_copy_typed_only_by_a_kernel_or_a_custom_rule_is_differentiated() -> N
                       (ez.grad(solve_of_a_converted_argument, argnums=(0, 1))(A, c), want_ac)):
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
+def singular(a):
+    return (np.linalg.svd(a, full_matrices=False), np.linalg.svd(a),
+            np.linalg.svd(a, compute_uv=False))
+
+
+SINGULAR = ez.jit(singular)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (1, 3), (6, 1), (12, 7)])
+def test_svd_is_numpy_s_up_to_the_singular_vectors_signs(shape) -> None:
+    a = RNG.standard_normal(shape)
+    (u, s, vt), (uf, sf, vtf), values = SINGULAR(a)
+    (nu, ns, nvt), (nuf, _, nvtf), _ = singular(a)
+    k = min(shape)
+    for got, want in ((u, nu), (vt, nvt), (uf, nuf), (vtf, nvtf)):
+        assert got.shape == want.shape
+    for got in (s, sf, values):
+        np.testing.assert_allclose(got, ns, atol=1e-14 * ns[0])
+    np.testing.assert_allclose(np.abs(u.T @ nu), np.eye(k), atol=1e-12)  # (same vectors, +-)
+    np.testing.assert_allclose(u * s @ vt, a, atol=1e-13)
+    np.testing.assert_allclose(uf[:, :k] * sf @ vtf[:k], a, atol=1e-13)
+    np.testing.assert_allclose(uf.T @ uf, np.eye(shape[0]), atol=1e-14)  # (completed bases)
+    np.testing.assert_allclose(vtf @ vtf.T, np.eye(shape[1]), atol=1e-14)
+
+
+def test_svd_of_a_rank_deficient_matrix_completes_u_s_basis() -> None:
+    a = np.outer(RNG.standard_normal(5), RNG.standard_normal(3))
+    (u, s, vt), _, _ = SINGULAR(a)
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=1e-14)
+    np.testing.assert_allclose(u.T @ u, np.eye(3), atol=1e-14)
+    np.testing.assert_allclose(u * s @ vt, a, atol=1e-14)
+
+
+def least_squares(a, b, c):
+    return np.linalg.pinv(a), np.linalg.lstsq(a, b), np.linalg.lstsq(a, c, rcond=1e-3)
+
+
+LEAST_SQUARES = ez.jit(least_squares)
+
+
+@pytest.mark.parametrize("shape", [(6, 3), (3, 5), (4, 4)])
+def test_pinv_and_lstsq_are_numpy_s(shape) -> None:
+    a, b = RNG.standard_normal(shape), RNG.standard_normal(shape[0])
+    c = RNG.standard_normal((shape[0], 2))
+    got, want = LEAST_SQUARES(a, b, c), least_squares(a, b, c)
+    np.testing.assert_allclose(got[0], want[0], atol=1e-13)
+    for g, w in zip(got[1:], want[1:], strict=True):  # (x, residuals, rank, s)
+        np.testing.assert_allclose(g[0], w[0], atol=1e-13)
+        assert g[1].shape == w[1].shape
+        np.testing.assert_allclose(g[1], w[1], rtol=1e-12)
+        assert g[2] == w[2]
+        np.testing.assert_allclose(g[3], w[3], atol=1e-14)
+
+
+def test_lstsq_and_pinv_of_a_rank_deficient_matrix_cut_as_numpy_does() -> None:
+    a = np.outer(RNG.standard_normal(5), RNG.standard_normal(3))
+    b, c = RNG.standard_normal(5), RNG.standard_normal((5, 2))
+    got, want = LEAST_SQUARES(a, b, c), least_squares(a, b, c)
+    np.testing.assert_allclose(got[0], want[0], atol=1e-13)
+    assert got[1][2] == want[1][2] == 1 and got[1][1].shape == (0,)
+    np.testing.assert_allclose(got[1][0], want[1][0], atol=1e-13)
+
+
+def singular_loss(a, w1, w2, w3):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s * w2) + np.sum((u * u) @ w1) + np.sum((vt * vt) @ w3)
+
+
+def jax_singular_loss(a, w1, w2, w3):
+    u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+    return jnp.sum(s * w2) + jnp.sum((u * u) @ w1) + jnp.sum((vt * vt) @ w3)
+
+
+def inverse_loss(a, b):
+    return np.sum(np.linalg.pinv(a) * b) + np.sum(np.linalg.lstsq(a, b[0])[0] ** 2)
+
+
+def jax_inverse_loss(a, b):
+    return jnp.sum(jnp.linalg.pinv(a) * b) + jnp.sum(jnp.linalg.lstsq(a, b[0])[0] ** 2)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_svd_pinv_and_lstsq_gradients_and_tangents_are_jax_s(shape) -> None:
+    a, k = RNG.standard_normal(shape), min(shape)
+    w1, w2, w3 = RNG.standard_normal(k), RNG.standard_normal(k), RNG.standard_normal(shape[1])
+    b, da = RNG.standard_normal(shape[::-1]), RNG.standard_normal(shape)
+    zeros = (0 * w1, 0 * w2, 0 * w3)
+    with jax.enable_x64(True):
+        want = jax.grad(jax_singular_loss)(a, w1, w2, w3)
+        _, want_t = jax.jvp(jax_singular_loss, (a, w1, w2, w3), (da, *zeros))
+        want_inv = jax.grad(jax_inverse_loss)(a, b)
+    np.testing.assert_allclose(ez.grad(singular_loss)(a, w1, w2, w3), want, rtol=1e-9,
+                               atol=1e-12)
+    _, got_t = ez.jvp(singular_loss, (a, w1, w2, w3), (da, *zeros))
+    np.testing.assert_allclose(got_t, want_t, rtol=1e-9)
+    np.testing.assert_allclose(ez.grad(inverse_loss)(a, b), want_inv, rtol=1e-9, atol=1e-12)
+
+
+def singular_vector_loss(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(u[:, 0] ** 3)
+
+
+def uv_by_a_variable(a, flag):
+    return np.linalg.svd(a, compute_uv=flag)
+
+
+def test_singular_vectors_at_a_repeated_singular_value_are_an_error_and_flags_literal() -> None:
+    with pytest.raises(np.linalg.LinAlgError, match="repeated singular value"):
+        ez.grad(singular_vector_loss)(np.eye(3))
+    with pytest.raises(FrontendError, match="compute_uv written as True or False"):
+        ez.jit(uv_by_a_variable)(np.eye(3), False)
