@@ -312,7 +312,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                 raise self.src.error(value, "tuple sizes differ")
             vals = [self.expr(e) for e in value.elts]  # all right-hand sides first
             for t, v, e in zip(target.elts, vals, value.elts, strict=True):
-                self.assign(t, v, e)
+                self._assign_item(t, v, e)
             return
         if isinstance(value, ast.Attribute) and value.attr == "shape":
             arr = self.expr(value.value)
@@ -326,7 +326,12 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             pass
         items = self.unpack_tuple(val, value, len(target.elts))
         for t, v in zip(target.elts, items, strict=True):
-            self.assign(t, v, value)
+            self._assign_item(t, v, value)
+
+    def _assign_item(self, target: ast.expr, val: object, node: ast.AST) -> None:
+        """One item of an unpacked tuple: dropped when bound to a discarded `_` (typer)."""
+        if not (isinstance(target, ast.Name) and target.id in self.typer.discarded):
+            self.assign(target, val, node)
 
     def assign(self, target: ast.expr, val: object, node: ast.AST) -> None:
         if isinstance(target, ast.Name):
@@ -345,7 +350,7 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         elif isinstance(target, ast.Tuple):
             items = self.unpack_tuple(val, node, len(target.elts))
             for t, v in zip(target.elts, items, strict=True):
-                self.assign(t, v, node)
+                self._assign_item(t, v, node)
         else:
             raise self.src.error(target, "cannot assign to this",
                                  "names, array elements a[i] / a[i, j], tuples of names")

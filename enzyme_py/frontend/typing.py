@@ -107,6 +107,11 @@ class Typer(CallTyper, TreeTyper):
         self.key_names: set[str] = set()  # names bound to a dict's str keys (no values)
         self.unrolled: set[int] = set()  # ids of the `for` loops over containers
         self.scoped_names: set[str] = set()  # unbound after their unrolled loops
+        # `_` where the function never reads it: an item of an unpacked tuple bound to it is
+        # dropped, so `u, _, _ = np.linalg.svd(a)` binds nothing of other types to one name
+        self.discarded: frozenset[str] = frozenset() if any(
+            isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Load)
+            for n in ast.walk(fdef)) else frozenset({"_"})
 
     # --- the fixpoint -------------------------------------------------------------------------
 
@@ -362,6 +367,8 @@ class Typer(CallTyper, TreeTyper):
             else:
                 raise self.src.error(target, f"cannot unpack {t} into {len(target.elts)} names")
             for k, (e, it) in enumerate(zip(target.elts, items, strict=True)):
+                if isinstance(e, ast.Name) and e.id in self.discarded:
+                    continue
                 self._target(e, it, value)
                 if isinstance(e, ast.Name):
                     if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):

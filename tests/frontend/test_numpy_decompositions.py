@@ -276,7 +276,7 @@ def test_svd_pinv_and_lstsq_gradients_and_tangents_are_jax_s(shape) -> None:
 
 
 def singular_vector_loss(a):
-    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    u, _, _ = np.linalg.svd(a, full_matrices=False)  # (`_` of two types: dropped)
     return np.sum(u[:, 0] ** 3)
 
 

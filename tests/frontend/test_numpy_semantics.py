@@ -136,3 +136,24 @@ def test_a_bare_new_axis_and_a_missing_clip_bound_are_numpy_s() -> None:
     np.testing.assert_allclose(ez.grad(new_axis_alone)(x), 2.0 * np.sum(x), rtol=1e-15)
     assert ez.jit(one_sided_clips)(x) == pytest.approx(one_sided_clips(x), rel=1e-15)
     np.testing.assert_allclose(ez.grad(one_sided_clips)(x), [1.8, 1.0, 1.4, 0.8], rtol=1e-15)
+
+
+def throwaway_items(a):
+    u, _, _ = np.linalg.svd(a, full_matrices=False)  # (an array and a vector)
+    _, r = np.linalg.qr(a)
+    for _ in range(2):  # (and an int)
+        r = r * 0.5
+    return np.sum(u[:, 0] ** 2) + np.sum(r)
+
+
+def read_throwaway(a):
+    x, _ = a[0], a[1]
+    _, y = 1.0, a
+    return x + _ + y
+
+
+def test_an_unread_underscore_takes_tuple_items_of_any_type() -> None:
+    a = np.random.default_rng(5).standard_normal((4, 3))
+    np.testing.assert_allclose(ez.jit(throwaway_items)(a), throwaway_items(a), rtol=1e-13)
+    with pytest.raises(FrontendError, match="variable '_' holds"):  # (read: one type, as any)
+        ez.jit(read_throwaway)(a)
