@@ -51,7 +51,10 @@ def _hestenes(a):
     u = np.zeros((m, n))
     for i in range(m):
         for j in range(n):
-            u[i, j] = a[i, j]
+            x = a[i, j] * 1.0
+            if x != x:
+                raise np.linalg.LinAlgError("SVD did not converge")  # (NumPy's, for a NaN)
+            u[i, j] = x
     v = np.eye(n)
     for _ in range(60):
         rotated = False

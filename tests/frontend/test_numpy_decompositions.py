@@ -284,6 +284,11 @@ def uv_by_a_variable(a, flag):
     return np.linalg.svd(a, compute_uv=flag)
 
 
+def test_svd_of_a_nan_is_numpy_s_error() -> None:
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        SINGULAR(np.array([[1.0, np.nan], [0.0, 1.0]]))
+
+
 def test_singular_vectors_at_a_repeated_singular_value_are_an_error_and_flags_literal() -> None:
     with pytest.raises(np.linalg.LinAlgError, match="repeated singular value"):
         ez.grad(singular_vector_loss)(np.eye(3))
