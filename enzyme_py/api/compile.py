@@ -123,11 +123,13 @@ def optimize_before_ad(module: Module, opt_level: int) -> Module:
 
 
 def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias: bool,
-                 optimistic: bool = False):
+                 optimistic: bool = False, reverse_mode: bool = False):
     """`f` compiled for `types` into a fresh module. A `Flattened` f is compiled with its
     arguments' tree types (its IR takes the leaves); a result that is a tree becomes the
     flat tuple of its leaves (`result_node` keeps its structure). `optimistic`: see
-    `compile_python` (a gradient's loops leave with a request for their checked copies)."""
+    `compile_python` (a gradient's loops leave with a request for their checked copies);
+    `reverse_mode`: the module is for a reverse-mode gradient (same values, forms whose
+    reverse is cheaper)."""
     pyfunc, tree_types = (f.f, f.argument_types(types)) if isinstance(f, Flattened) else \
         (f, types)
     # (a function compiled once per process that the module comes to call, such as the
@@ -138,6 +140,7 @@ def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias
                                                    noalias=noalias,
                                                    python_errors=options.python_errors,
                                                    optimistic=optimistic,
+                                                   reverse_mode=reverse_mode,
                                                    on_declare=lambda name: backend.prefetch_shared(
                                                        [name], persistent=options.cache))
     if isinstance(f, Flattened):

@@ -142,7 +142,8 @@ class GradCache:
         name = self.f.__name__
         types = arg_types(name, self.params, args)
         module, compiled, session = build_module(self.f, types, self.options, not alias,
-                                                 optimistic=optimistic_key is not None)
+                                                 optimistic=optimistic_key is not None,
+                                                 reverse_mode=True)
         if not session.retry_site:
             optimistic_key = None  # (no versioned loop: the gradient is the checked one)
         rt0 = compiled.return_type

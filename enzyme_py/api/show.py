@@ -26,7 +26,8 @@ def show(f: Callable, *args: Any, stage: str = "gradient", argnums: int | Sequen
 
     pyfunc = getattr(f, "pyfunc", f)
     types = arg_types(pyfunc.__name__, param_names(pyfunc), args)
-    module, compiled, _ = build_module(pyfunc, types, Config(bounds_check), True)
+    module, compiled, _ = build_module(pyfunc, types, Config(bounds_check), True,
+                                       reverse_mode=stage != "python")  # (as `grad` builds it)
     if stage == "python":
         return str(module)
     stages: dict[str, str] = {}

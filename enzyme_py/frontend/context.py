@@ -50,6 +50,7 @@ class SessionContext(Protocol):
     noalias: bool
     python_errors: bool
     optimistic: bool
+    reverse_mode: bool
 
     def function_for(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Function: ...
 

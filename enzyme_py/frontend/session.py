@@ -98,6 +98,9 @@ class CompileSession:
     # called with the name of each runtime function the module comes to declare (the matrix
     # kernel): the caller may start compiling it while this module is still being built
     on_declare: Callable[[str], None] | None = None
+    # the module is for a reverse-mode gradient: where two forms give the same values, the
+    # one whose reverse is cheaper (np.max/np.min of floats: `reductions._extreme`)
+    reverse_mode: bool = False
     _serial: int = 0
 
     def declared(self, fn: Function) -> Function:

@@ -883,3 +883,39 @@ def test_forward_mode_matches_jax(f, x):
         ref_value, ref_tangent = jax.jvp(_jax(f), (jnp.asarray(x),), (jnp.asarray(t),))
     assert math.isclose(value, float(ref_value), rel_tol=1e-12)
     assert math.isclose(tangent, float(ref_tangent), rel_tol=1e-10)
+
+
+def extremes(x, X, Q):
+    return (np.max(x) - 2.0 * np.min(x) + np.sum(np.max(X, axis=0) * np.arange(1.0, 6.0))
+            + np.sum(np.min(X, axis=1) ** 2) + np.sum(np.max(X, axis=-1, keepdims=True) * X)
+            + np.sum(np.max(Q, axis=(0, 2)) * np.arange(1.0, 5.0))
+            + np.sum(np.min(Q, axis=1, keepdims=True) ** 3) + np.sum(np.max(np.exp(X) - X, axis=1)))
+
+
+def test_max_and_min_in_a_gradient_module_give_numpy_s_values_and_jax_s_gradients():
+    # (a reverse-mode gradient scans for where the extreme is, then reads it: `_extreme`)
+    import jax
+
+    from enzyme_py.testing import numpy_as_jax
+
+    rng = np.random.default_rng(7)
+    x, X, Q = rng.standard_normal(7), rng.standard_normal((4, 5)), rng.standard_normal((3, 4, 2))
+    value, grads = enzyme_py.value_and_grad(extremes, argnums=(0, 1, 2))(x, X, Q)
+    assert value == extremes(x, X, Q)
+    with jax.enable_x64(True):
+        want = jax.grad(numpy_as_jax(extremes), argnums=(0, 1, 2))(x, X, Q)
+    for g, w in zip(grads, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    xn, Xn = x.copy(), np.round(X)  # a NaN, and ties (the first of equal values wins)
+    xn[3] = np.nan
+    value, grads = enzyme_py.value_and_grad(extremes, argnums=(0, 1, 2))(xn, Xn, Q)
+    assert np.isnan(value) and np.isnan(extremes(xn, Xn, Q))
+    assert grads[0][3] == 1.0 - 2.0 and np.all(np.delete(grads[0], 3) == 0.0)
+    first = np.zeros_like(Xn)  # max over axis 0 of the rounded X: its first row of the max
+    first[np.argmax(Xn, axis=0), np.arange(5)] = np.arange(1.0, 6.0)
+    got = enzyme_py.grad(lambda_max_columns)(Xn)
+    np.testing.assert_array_equal(got, first)
+
+
+def lambda_max_columns(X):
+    return np.sum(np.max(X, axis=0) * np.arange(1.0, 6.0))

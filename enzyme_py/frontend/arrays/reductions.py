@@ -191,6 +191,8 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
         x = SVal(elem_in, src.element(idx))
         return convert(c.b, x, BOOL if kind in ("any", "all") else acc_elem).v
 
+    if kind in ("max", "min") and acc_elem.is_float and c.session.reverse_mode:
+        return _extreme(c, kind, acc_elem, src.dims, axes, keepdims, element, node)
     if len(axes) == len(src.dims) and not keepdims:
         acc = c.alloca_at.alloca(acc_elem.ir, name=kind)
         c.b.store(_identity(kind, acc_elem), acc)
@@ -228,6 +230,77 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
             c.b.store(c.b.fdiv(c.b.load(acc_elem.ir, at), denom), at)
 
         loops.nest(c, out.dims, scale)
+    return out
+
+
+def _extreme(c: Any, kind: str, elem: Scalar, dims: list[Value], axes: tuple[int, ...],
+             keepdims: bool, element: Any, node: ast.AST) -> Any:
+    """np.max/np.min of floats over `axes` in a module for a reverse-mode gradient: a scan
+    that keeps, besides the extreme so far, where it was (per reduced axis), then the
+    element read again there.
+
+    The result is the same number as the scan's (the first extreme; the first NaN), but
+    only the final read carries a derivative: the scan's values decide integers only, so a
+    gradient neither records nor reverses it (before, it kept one decision per element and
+    ran the whole scan backwards), and the cotangent goes to that element, as before. The
+    scan costs twice the plain one, so `jit` (and forward mode) keep the plain one:
+    2000 x 100 logsumexp, gradient 1.20-1.34 -> 1.09 ms; the plain scan's primal 0.60 ms,
+    this one's 1.0 ms."""
+    b = c.b
+    zero = ConstantInt(T.I64, 0)
+    ident = _identity(kind, elem)
+    if len(axes) == len(dims) and not keepdims:
+        best = c.alloca_at.alloca(elem.ir, name=kind)
+        b.store(ident, best)
+        at = [c.alloca_at.alloca(T.I64, name=f"{kind}.at") for _ in dims]
+        for slot in at:
+            b.store(zero, slot)
+
+        def body(idx: list[Value]) -> None:
+            x, cur = element(idx), b.load(elem.ir, best)
+            take = better(c, kind, elem, x, cur)
+            b.store(b.select(take, x, cur), best)
+            for slot, i in zip(at, idx, strict=True):
+                b.store(b.select(take, i, b.load(T.I64, slot)), slot)
+
+        loops.nest(c, dims, body)
+        return SVal(elem, element([b.load(T.I64, slot) for slot in at]))
+    kept = [k for k in range(len(dims)) if k not in axes]
+    kept_dims = [dims[k] for k in kept]
+    scan = L.fresh(c, Array(elem, len(kept)), kept_dims, node)
+    where = {a: L.fresh(c, Array(I64, len(kept)), kept_dims, node) for a in axes}
+
+    def start(o: list[Value]) -> None:
+        b.store(ident, L.element_address(c, scan, o))
+        for w in where.values():
+            b.store(zero, L.element_address(c, w, o))
+
+    loops.nest(c, kept_dims, start)
+
+    def step(idx: list[Value]) -> None:
+        o = [idx[k] for k in kept]
+        at = L.element_address(c, scan, o)
+        x, cur = element(idx), b.load(elem.ir, at)
+        take = better(c, kind, elem, x, cur)
+        b.store(b.select(take, x, cur), at)
+        for a, w in where.items():
+            wa = L.element_address(c, w, o)
+            b.store(b.select(take, idx[a], b.load(T.I64, wa)), wa)
+
+    loops.nest(c, dims, step)
+    one = ConstantInt(T.I64, 1)
+    out_dims = [dims[k] if k in kept else one for k in range(len(dims))] if keepdims \
+        else kept_dims
+    out = L.fresh(c, Array(elem, len(out_dims)), out_dims, node)
+
+    def finish(o: list[Value]) -> None:
+        full = [o[kept.index(k)] if k in kept else
+                b.load(T.I64, L.element_address(c, where[k], o)) for k in range(len(dims))]
+        oidx = [o[kept.index(k)] if k in kept else zero for k in range(len(dims))] \
+            if keepdims else o
+        b.store(element(full), L.element_address(c, out, oidx))
+
+    loops.nest(c, kept_dims, finish)
     return out
 
 
