@@ -55,14 +55,21 @@ def _householder(a):
                 r[i, j] = r[i, j] * scale
             r[j, j] = beta
             for c in range(j + 1, n):
-                w = r[j, c]
-                for i in range(j + 1, m):
-                    w += r[i, j] * r[i, c]
-                w = w * t
-                r[j, c] = r[j, c] - w
-                for i in range(j + 1, m):
-                    r[i, c] = r[i, c] - w * r[i, j]
+                _reflect(r, j, t, r, c)
     return r, tau
+
+
+def _reflect(r, j, t, x, c):
+    """Column c of x, from row j down, times H_j = I - t v v^T (v: r's column j below its
+    row j, after an implicit 1 at row j). `x` may be `r` itself (c > j): element by element,
+    never a slice write, so the two never need to be told apart."""
+    w = x[j, c]
+    for i in range(j + 1, r.shape[0]):
+        w += r[i, j] * x[i, c]
+    w = w * t
+    x[j, c] = x[j, c] - w
+    for i in range(j + 1, r.shape[0]):
+        x[i, c] = x[i, c] - w * r[i, j]
 
 
 def _q_of(r, tau, cols):
@@ -75,13 +82,7 @@ def _q_of(r, tau, cols):
         t = tau[j]
         if t != 0.0:
             for c in range(cols):
-                w = q[j, c]
-                for i in range(j + 1, m):
-                    w += r[i, j] * q[i, c]
-                w = w * t
-                q[j, c] = q[j, c] - w
-                for i in range(j + 1, m):
-                    q[i, c] = q[i, c] - w * r[i, j]
+                _reflect(r, j, t, q, c)
     return q
 
 

@@ -106,11 +106,18 @@ def _hestenes(a):
     return out
 
 
-def _inverse_or_refuse(s, j):
-    if s[j] == 0.0:
-        raise np.linalg.LinAlgError("the derivative of the singular vectors at a zero "
-                                    "singular value is not defined")
-    return 1.0 / s[j]
+def _over_singular_values(r, s):
+    """r S^-1 (column j over s[j]); a nonzero column over a zero singular value is a
+    LinAlgError (a singular vector's derivative there is not defined)."""
+    out = r * 0.0
+    for j in range(r.shape[1]):
+        for i in range(r.shape[0]):
+            if r[i, j] != 0.0:
+                if s[j] == 0.0:
+                    raise np.linalg.LinAlgError("the derivative of the singular vectors at a "
+                                                "zero singular value is not defined")
+                out[i, j] = r[i, j] / s[j]
+    return out
 
 
 def _gap(s, i, j):
@@ -160,17 +167,8 @@ def _svd_bwd(out, g, a_bar):
                 if dx != 0.0 or dy != 0.0:
                     inner[i, j] = _gap(s, i, j) * (dx * s[j] + s[i] * dy)
     full = u @ inner @ v.T
-    rest = gu - u @ x  # (I - U U^T) U_bar
     if m > n:
-        for j in range(n):
-            used = False
-            for i in range(m):
-                used = used or rest[i, j] != 0.0
-            if used:
-                w = _inverse_or_refuse(s, j)
-                for i in range(m):
-                    rest[i, j] = rest[i, j] * w
-        full = full + rest @ v.T
+        full = full + _over_singular_values(gu - u @ x, s) @ v.T  # (I - U U^T) U_bar S^-1
     for i in range(m):
         for j in range(n):
             a_bar[i, j] += full[i, j]
@@ -198,15 +196,7 @@ def _svd_jvp(a, da):
                     fv[i, j] = f * ev
     du = u @ fu
     if m > n:
-        rest = dav - u @ dp
-        for j in range(n):
-            used = False
-            for i in range(m):
-                used = used or rest[i, j] != 0.0
-            if used:
-                w = _inverse_or_refuse(s, j)
-                for i in range(m):
-                    du[i, j] += rest[i, j] * w
+        du = du + _over_singular_values(dav - u @ dp, s)  # (I - U U^T) dA V S^-1
     dv = v @ fv
     tangent = out * 0.0
     for j in range(n):
