@@ -115,6 +115,9 @@ def jax_spectral_loss(b, c, d):
     return jnp.sum(w * c) + jnp.sum((v * v) @ d) + jnp.sum(jnp.linalg.eigvalsh(b @ b.T) ** 2)
 
 
+SPECTRAL_GRAD = ez.grad(spectral_loss, argnums=(0, 1, 2))
+
+
 @pytest.mark.parametrize("n", [2, 4, 7])
 def test_eigh_gradient_and_tangent_are_jax_s(n) -> None:
     b, c, d = RNG.standard_normal((n, n)), RNG.standard_normal(n), RNG.standard_normal(n)
@@ -122,7 +125,7 @@ def test_eigh_gradient_and_tangent_are_jax_s(n) -> None:
     with jax.enable_x64(True):
         want = jax.grad(jax_spectral_loss, argnums=(0, 1, 2))(b, c, d)
         _, want_t = jax.jvp(jax_spectral_loss, (b, c, d), (db, 0 * c, 0 * d))
-    got = ez.grad(spectral_loss, argnums=(0, 1, 2))(b, c, d)
+    got = SPECTRAL_GRAD(b, c, d)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-11)
     _, got_t = ez.jvp(spectral_loss, (b, c, d), (db, 0 * c, 0 * d))
@@ -258,6 +261,10 @@ def jax_inverse_loss(a, b):
     return jnp.sum(jnp.linalg.pinv(a) * b) + jnp.sum(jnp.linalg.lstsq(a, b[0])[0] ** 2)
 
 
+# (compiled once for all the shapes below: float64 matrices)
+SINGULAR_GRAD, INVERSE_GRAD = ez.grad(singular_loss), ez.grad(inverse_loss)
+
+
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
 def test_svd_pinv_and_lstsq_gradients_and_tangents_are_jax_s(shape) -> None:
     a, k = RNG.standard_normal(shape), min(shape)
@@ -268,11 +275,10 @@ def test_svd_pinv_and_lstsq_gradients_and_tangents_are_jax_s(shape) -> None:
         want = jax.grad(jax_singular_loss)(a, w1, w2, w3)
         _, want_t = jax.jvp(jax_singular_loss, (a, w1, w2, w3), (da, *zeros))
         want_inv = jax.grad(jax_inverse_loss)(a, b)
-    np.testing.assert_allclose(ez.grad(singular_loss)(a, w1, w2, w3), want, rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(SINGULAR_GRAD(a, w1, w2, w3), want, rtol=1e-9, atol=1e-12)
     _, got_t = ez.jvp(singular_loss, (a, w1, w2, w3), (da, *zeros))
     np.testing.assert_allclose(got_t, want_t, rtol=1e-9)
-    np.testing.assert_allclose(ez.grad(inverse_loss)(a, b), want_inv, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(INVERSE_GRAD(a, b), want_inv, rtol=1e-9, atol=1e-12)
 
 
 def singular_vector_loss(a):
