@@ -387,60 +387,49 @@ def _quantile_of_sorted(s, q):
     return x + diff * gamma
 
 
-def _along(a, axis):
-    """(the sorted `a` along `axis`, whether each result element is a column of it): a 1-D
-    or 2-D `a` and an int axis (checked by `argsort`)."""
+def _of_sorted(s, q):
+    """The median (`q` None) or the quantile q of the sorted 1-D `s`."""
+    if q is None:
+        return _median_of_sorted(s)
+    return _quantile_of_sorted(s, q)
+
+
+def _order_statistic(a, q, axis):
+    """The median (`q` None) or the quantile q of a 1-D or 2-D `a`, of all its elements
+    (`axis` None) or along an int axis (checked by `argsort`): one per column for axis 0 or
+    -2, one per row otherwise, in the dtype NumPy gives them (float64 for integers, float32
+    for float32: the NaNs the array starts from have it)."""
+    if axis is None:
+        return _of_sorted(sort(a.ravel()), q)
+    if np.ndim(a) == 1:
+        return _of_sorted(sort(a, axis), q)
     s = sort(a, axis)
-    return s, axis == 0 or axis == -2
-
-
-def _nans_along(a, columns):
-    """NaNs, one per column (`columns`) or row of the 2-D `a`, in the dtype NumPy gives its
-    order statistics (float64 for integers, float32 for float32)."""
-    if columns:
-        return np.sum(a[:1] * 1.0, axis=0) * 0.0 + np.nan
-    return np.sum(a[:, :1] * 1.0, axis=1) * 0.0 + np.nan
+    if axis == 0 or axis == -2:
+        out = np.sum(a[:1] * 1.0, axis=0) * 0.0 + np.nan
+        for j in range(a.shape[1]):
+            out[j] = _of_sorted(s[:, j], q)
+        return out
+    out = np.sum(a[:, :1] * 1.0, axis=1) * 0.0 + np.nan
+    for i in range(a.shape[0]):
+        out[i] = _of_sorted(s[i], q)
+    return out
 
 
 def median(a, axis=None, keepdims=False):
     """np.median(a, axis) of a 1-D or 2-D array (`axis=None`: all elements): see
     `_median_of_sorted`. (`keepdims=True` is `median_keepdims`, chosen at the call.)"""
-    if axis is None:
-        return _median_of_sorted(sort(a.ravel()))
-    if np.ndim(a) == 1:
-        return _median_of_sorted(sort(a, axis))
-    s, columns = _along(a, axis)
-    out = _nans_along(a, columns)
-    if columns:
-        for j in range(a.shape[1]):
-            out[j] = _median_of_sorted(s[:, j])
-        return out
-    for i in range(a.shape[0]):
-        out[i] = _median_of_sorted(s[i])
-    return out
+    return _order_statistic(a, None, axis)
 
 
 def quantile(a, q, axis=None, keepdims=False):
     """np.quantile(a, q, axis) of a 1-D or 2-D array (`axis=None`: all elements) for one q
     in [0, 1]: see `_quantile_of_sorted`. (`keepdims=True`: `quantile_keepdims`.)"""
-    if axis is None:
-        return _quantile_of_sorted(sort(a.ravel()), q)
-    if np.ndim(a) == 1:
-        return _quantile_of_sorted(sort(a, axis), q)
-    s, columns = _along(a, axis)
-    out = _nans_along(a, columns)
-    if columns:
-        for j in range(a.shape[1]):
-            out[j] = _quantile_of_sorted(s[:, j], q)
-        return out
-    for i in range(a.shape[0]):
-        out[i] = _quantile_of_sorted(s[i], q)
-    return out
+    return _order_statistic(a, q, axis)
 
 
 def percentile(a, q, axis=None, keepdims=False):
     """np.percentile(a, q, axis) for one q in [0, 100]: quantile(a, q / 100, axis)."""
-    return quantile(a, q / 100.0, axis)
+    return _order_statistic(a, q / 100.0, axis)
 
 
 def _kept(a, r, axis):
@@ -469,7 +458,7 @@ def quantile_keepdims(a, q, axis=None, keepdims=True):
 
 def percentile_keepdims(a, q, axis=None, keepdims=True):
     """np.percentile(a, q, axis, keepdims=True)."""
-    return _kept(a, quantile(a, q / 100.0, axis), axis)
+    return _kept(a, percentile(a, q, axis), axis)
 
 
 def average(a, weights=None):
@@ -736,8 +725,8 @@ def _keyword(call: ast.Call | None, name: str) -> ast.expr | None:
     return None
 
 
-_ALONG_AXIS = frozenset((median, median_keepdims, quantile, quantile_keepdims, percentile,
-                         percentile_keepdims))
+#: the stand-ins that reduce along `axis=` (those with a keepdims form, and that form)
+_ALONG_AXIS = frozenset(f for f, keyword in _FORM_KEYWORD.items() if keyword == "keepdims")
 
 
 def _has_axis(call: ast.Call | None, position: int) -> bool:

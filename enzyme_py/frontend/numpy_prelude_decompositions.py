@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from enzyme_py.custom import custom_vjp
+from enzyme_py.frontend.numpy_prelude_linalg import _square
 
 # --- QR ---------------------------------------------------------------------------------------
 
@@ -111,6 +112,17 @@ def qr(a, mode="reduced"):
 # --- eigh, eigvalsh -----------------------------------------------------------------------------
 
 
+def _lower_symmetric(a):
+    """The symmetric float64 matrix whose lower triangle is square `a`'s (NumPy's UPLO='L')."""
+    n = a.shape[0]
+    s = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            s[i, j] = a[i, j]
+            s[j, i] = a[i, j]
+    return s
+
+
 def _rotate(s, v, p, q, c, sn):
     """s = J^T s J and v = v J for the rotation J of the plane (p, q) (J_pp = J_qq = c,
     J_pq = sn, J_qp = -sn)."""
@@ -136,14 +148,9 @@ def _jacobi(a):
     """[w; V] ((n + 1) x n, float64): the eigenvalues ascending in row 0, the unit
     eigenvectors as the columns of the rows below, of the symmetric matrix with a's lower
     triangle."""
-    if a.shape[0] != a.shape[1]:
-        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    _square(a)
     n = a.shape[0]
-    s = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            s[i, j] = a[i, j]
-            s[j, i] = a[i, j]
+    s = _lower_symmetric(a)
     v = np.eye(n)
     for _ in range(60):
         rotated = False
@@ -231,13 +238,8 @@ def _eigh_bwd(out, g, a_bar):
 def _eigh_jvp(a, da):
     out = _jacobi(a)
     n = a.shape[0]
-    ds = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            ds[i, j] = da[i, j]
-            ds[j, i] = da[i, j]
     v = out[1:]
-    m = v.T @ ds @ v
+    m = v.T @ _lower_symmetric(da) @ v
     tangent = out * 0.0
     dv = v @ _gaps(out, m)
     for j in range(n):
