@@ -87,7 +87,11 @@ class CallTyper:
 
     def is_dtype(self, e: ast.expr) -> bool:
         """Does `e` name a dtype (`float`, `np.float32`, ...)? Registered calls read it from
-        the node (`astype(float)`, `np.zeros(n, np.float32)`)."""
+        the node (`astype(float)`, `np.zeros(n, np.float32)`, `astype(y.dtype)` of a local
+        array `y`)."""
+        if isinstance(e, ast.Attribute) and e.attr == "dtype" and \
+                isinstance(e.value, ast.Name) and not self._is_global_ref(e.value):
+            return True
         if not isinstance(e, ast.Name | ast.Attribute) or \
                 isinstance(e, ast.Name) and e.id in self.env:
             return False

@@ -11,7 +11,8 @@
   default UPLO='L'; the upper one is never read): cyclic Jacobi rotations until every
   off-diagonal element is negligible next to its two diagonal ones (|a_pq| <= 1e-18 *
   sqrt(|a_pp a_qq|), the relative criterion of Demmel and Veselic) or 60 sweeps, in float64,
-  eigenvalues ascending. An eigenvector's sign is arbitrary (as LAPACK's: it may differ
+  eigenvalues ascending; the results have NumPy's dtype (float32 for float32, else float64).
+  An eigenvector's sign is arbitrary (as LAPACK's: it may differ
   from NumPy's). The factorization is never differentiated: a `custom_vjp` rule applies
   the adjoint S_bar = V (diag(w_bar) + F o (V^T V_bar)) V^T, F_ij = 1 / (w_j - w_i), folded
   onto the lower triangle; forward mode dw = diag(V^T dS V), dV = V (F o V^T dS V). A
@@ -29,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from enzyme_py.custom import custom_vjp
-from enzyme_py.frontend.numpy_prelude_linalg import _square
+from enzyme_py.frontend.numpy_prelude_linalg import _float_of, _square
 
 # --- QR ---------------------------------------------------------------------------------------
 
@@ -257,12 +258,14 @@ def eigh(a):
     """np.linalg.eigh(a): (w, V), the eigenvalues ascending and the unit eigenvectors as V's
     columns, of the symmetric matrix with a's lower triangle."""
     out = _eigh_packed(a)
-    return out[0], out[1:]
+    like = _float_of(a)
+    return out[0].astype(like.dtype), out[1:].astype(like.dtype)
 
 
 def eigvalsh(a):
     """np.linalg.eigvalsh(a): eigh(a)'s eigenvalues, ascending."""
-    return _eigh_packed(a)[0]
+    like = _float_of(a)
+    return _eigh_packed(a)[0].astype(like.dtype)
 
 
 STAND_INS = {np.linalg.qr: qr, np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh}

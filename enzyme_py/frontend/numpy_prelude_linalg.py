@@ -38,6 +38,13 @@ from enzyme_py.custom import custom_vjp
 # --- LU with partial pivoting -------------------------------------------------------------------
 
 
+def _float_of(a):
+    """A 1-element zero of the float dtype NumPy's LAPACK wrappers give for `a`: float32 for
+    float32, float64 for every other dtype (the factorizations compute in float64; results
+    are cast to it with `.astype(like.dtype)`)."""
+    return np.zeros(1, dtype=a.dtype) * 1.0
+
+
 def _square(a):
     if a.shape[0] != a.shape[1]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")

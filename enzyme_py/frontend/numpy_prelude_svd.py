@@ -24,7 +24,8 @@
   the rank is n < m, else an empty array.
 
 Invariants: 2-D matrices (`numpy_prelude._SIGNATURES` refuses other ranks at the call);
-results are fresh float64 arrays.
+results are fresh arrays of NumPy's dtype (float32 for float32 input, else float64; the
+factorization itself runs in float64).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import numpy as np
 
 from enzyme_py.custom import custom_vjp
 from enzyme_py.frontend.numpy_prelude_decompositions import _householder, _q_of
+from enzyme_py.frontend.numpy_prelude_linalg import _float_of
 
 
 def _rotate_columns(u, p, q, c, s):
@@ -248,16 +250,20 @@ def svd(a, full_matrices=True, compute_uv=True):
     zero = False
     if k > 0:
         zero = s[k - 1] == 0.0
+    like = _float_of(a)
     if full_matrices:
-        return _completed(u, s, m), s, _completed(v, s, n).T
+        return (_completed(u, s, m).astype(like.dtype), s.astype(like.dtype),
+                _completed(v, s, n).T.astype(like.dtype))
     if zero:
-        return _completed(u, s, u.shape[1]), s, _completed(v, s, v.shape[1]).T
-    return u, s, v.T
+        return (_completed(u, s, u.shape[1]).astype(like.dtype), s.astype(like.dtype),
+                _completed(v, s, v.shape[1]).T.astype(like.dtype))
+    return u.astype(like.dtype), s.astype(like.dtype), v.T.astype(like.dtype)
 
 
 def svd_values(a, full_matrices=True, compute_uv=False):
     """np.linalg.svd(a, compute_uv=False): the singular values, descending."""
-    return _reduced(a)[1]
+    like = _float_of(a)
+    return _reduced(a)[1].astype(like.dtype)
 
 
 def pinv(a, rcond=1e-15):
@@ -270,7 +276,8 @@ def pinv(a, rcond=1e-15):
         if s[j] > cutoff:
             for i in range(v.shape[0]):
                 scaled[i, j] = v[i, j] / s[j]
-    return scaled @ u.T
+    like = _float_of(a)
+    return (scaled @ u.T).astype(like.dtype)
 
 
 def lstsq(a, b, rcond=None):
@@ -295,10 +302,12 @@ def lstsq(a, b, rcond=None):
             for i in range(n):
                 scaled[i, j] = v[i, j] / s[j]
     x = scaled @ (u.T @ b)
+    like = _float_of(a) + _float_of(b)  # (NumPy's: the float type of a's and b's)
     if rank == n and m > n:
         r = b - a @ x
-        return x, np.atleast_1d(np.sum(r * r, axis=0)), rank, s
-    return x, np.zeros(0), rank, s
+        return (x.astype(like.dtype), np.atleast_1d(np.sum(r * r, axis=0)).astype(like.dtype),
+                rank, s.astype(like.dtype))
+    return x.astype(like.dtype), np.zeros(0, dtype=like.dtype), rank, s.astype(like.dtype)
 
 
 STAND_INS = {np.linalg.svd: svd, np.linalg.pinv: pinv, np.linalg.lstsq: lstsq}

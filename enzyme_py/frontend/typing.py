@@ -631,6 +631,9 @@ class Typer(CallTyper, TreeTyper):
         if isinstance(base, Array) and e.attr == "shape":
             raise self.src.error(e, "a.shape must be indexed or unpacked",
                                  "a.shape[k], n, m = a.shape, or np.zeros(a.shape)")
+        if isinstance(base, Array) and e.attr == "dtype":
+            raise self.src.error(e, "a.dtype is read only as a dtype argument of a variable "
+                                 "array", "x.astype(a.dtype), np.zeros(n, dtype=a.dtype)")
         raise self.src.error(e, f"attribute '{e.attr}' of {base} is not supported",
                              "a.shape[k], a.size, a.ndim, a.T")
 

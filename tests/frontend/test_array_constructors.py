@@ -524,3 +524,30 @@ COMPILE_ERRORS = [
 def test_compile_error(f: Callable, args: tuple, match: str) -> None:
     with pytest.raises(FrontendError, match=match):
         enzyme_py.jit(f)(*args)
+
+
+def cast_like(x, y):
+    return (x * 2.0).astype(y.dtype), np.zeros(2, y.dtype)
+
+
+def cast_like_loss(x, y):
+    return np.sum(cast_like(x, y)[0] ** 2)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64])
+def test_astype_and_a_positional_dtype_take_another_array_s_dtype(dt) -> None:
+    x, y = np.linspace(-2.0, 2.0, 5), np.ones(3, dtype=dt)
+    (got, z), (want, wz) = enzyme_py.jit(cast_like)(x, y), cast_like(x, y)
+    assert got.dtype == want.dtype == dt and z.dtype == wz.dtype == dt
+    np.testing.assert_array_equal(got, want)
+    g = enzyme_py.grad(cast_like_loss)(x, np.ones(3, np.float32))
+    np.testing.assert_allclose(g, 8.0 * x, rtol=1e-6)  # (through float32 and back)
+
+
+def dtype_of_an_expression(x):
+    return x.astype((x * 1.0).dtype)
+
+
+def test_the_dtype_of_an_expression_is_a_clear_error() -> None:
+    with pytest.raises(FrontendError, match="a.dtype is read only as a dtype argument"):
+        enzyme_py.jit(dtype_of_an_expression)(np.ones(3))

@@ -300,3 +300,47 @@ def test_singular_vectors_at_a_repeated_singular_value_are_an_error_and_flags_li
         ez.grad(singular_vector_loss)(np.eye(3))
     with pytest.raises(FrontendError, match="compute_uv written as True or False"):
         ez.jit(uv_by_a_variable)(np.eye(3), False)
+
+
+def decompositions(a, sq, b):
+    return (np.linalg.eigh(sq), np.linalg.eigvalsh(sq), np.linalg.svd(a),
+            np.linalg.svd(a, full_matrices=False), np.linalg.svd(a, compute_uv=False),
+            np.linalg.pinv(a), np.linalg.lstsq(a, b))
+
+
+def _leaves(x):
+    if isinstance(x, tuple):
+        return [y for item in x for y in _leaves(item)]
+    return [x]
+
+
+@pytest.mark.parametrize("dtypes", [(np.float32, np.float32), (np.float32, np.float64),
+                                    (np.int64, np.float32), (np.float64, np.float64)])
+def test_results_have_numpy_s_dtype(dtypes) -> None:
+    a = (RNG.standard_normal((5, 3)) * 4).astype(dtypes[0])
+    sq = (a.T @ a).astype(dtypes[0])
+    b = RNG.standard_normal(5).astype(dtypes[1])
+    got, want = _leaves(ez.jit(decompositions)(a, sq, b)), _leaves(decompositions(a, sq, b))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        if isinstance(w, np.ndarray):
+            assert g.dtype == w.dtype  # (float32 in, float32 out; integers give float64)
+            assert g.shape == w.shape
+        else:
+            assert int(g) == int(w)  # lstsq's rank
+    ws, gs = np.linalg.eigvalsh(sq), got[2]  # (the values too, to float32's precision)
+    np.testing.assert_allclose(gs, ws, rtol=1e-5 if dtypes[0] == np.float32 else 1e-12,
+                               atol=1e-5 * float(np.max(np.abs(ws))))
+
+
+def svals32_loss(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False) * np.arange(1.0, 4.0))
+
+
+def test_a_float32_gradient_through_the_svd_is_float32_and_jax_s() -> None:
+    a = RNG.standard_normal((5, 3)).astype(np.float32)
+    got = ez.grad(svals32_loss)(a)
+    assert got.dtype == np.float32
+    want = jax.grad(lambda x: jnp.sum(jnp.linalg.svd(x, compute_uv=False)
+                                      * jnp.arange(1.0, 4.0)))(jnp.asarray(a))
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-4, atol=1e-5)

@@ -92,6 +92,12 @@ def dtype_of(call: TypeCall, default: Scalar | None) -> Scalar | None:
     e = call.keywords.get("dtype")
     if e is None or isinstance(e, ast.Constant) and e.value is None:
         return default
+    return dtype_named(call, e)
+
+
+def dtype_named(call: TypeCall, e: ast.expr) -> Scalar | None:
+    """The element type the expression `e` names as a dtype (see the module docstring);
+    None: `x` of `x.dtype` is not typed yet."""
     if isinstance(e, ast.Attribute) and e.attr == "dtype" and isinstance(e.value, ast.Name) \
             and _is_local(call, e.value.id):
         t = call.typer.env.get(e.value.id)

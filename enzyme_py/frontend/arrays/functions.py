@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from enzyme_py.frontend import builtins as B
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import types as AT
 from enzyme_py.frontend.arrays import views
+from enzyme_py.frontend.arrays.call_args import dtype_named
 from enzyme_py.frontend.arrays.elementwise import lift, where
 from enzyme_py.frontend.arrays.linalg import matmul, matmul_type
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
@@ -426,11 +426,11 @@ def _astype_type(call: TypeCall) -> FType | None:
     t = _one_array(call, "astype")
     if len(call.arg_nodes) != 2:
         raise call.error("astype takes the dtype", "x.astype(float), x.astype(np.float32)")
-    d = call.typer.resolve_global(call.arg_nodes[1])
-    if d not in B.DTYPES:
-        raise call.error("unsupported dtype", "float, int, np.float64, np.float32, np.int64, "
-                         "np.int32", call.arg_nodes[1])
-    return None if t is None else Array(Scalar(B.DTYPES[d]), t.ndim)
+    elem = dtype_named(call, call.arg_nodes[1])
+    if elem == BOOL:
+        raise call.error("astype(bool) is not supported", "a comparison: x != 0",
+                         call.arg_nodes[1])
+    return None if t is None or elem is None else Array(elem, t.ndim)
 
 
 @array_function(type_rule=_astype_type, method="astype")
