@@ -22,6 +22,7 @@ import numpy as np
 from enzyme_py.frontend import numpy_prelude_decompositions as decompositions
 from enzyme_py.frontend import numpy_prelude_linalg as linalg
 from enzyme_py.frontend import numpy_prelude_signals as signals
+from enzyme_py.frontend import numpy_prelude_stacks as stacks
 from enzyme_py.frontend import numpy_prelude_svd as svd
 from enzyme_py.frontend.ftypes import NoneType
 
@@ -603,19 +604,21 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
               np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, np.bincount: bincount,
               np.unique: unique, **signals.STAND_INS,
-              **linalg.STAND_INS, **decompositions.STAND_INS, **svd.STAND_INS}
+              **linalg.STAND_INS, **decompositions.STAND_INS, **svd.STAND_INS,
+              **stacks.STAND_INS}  # (last: a stack or a matrix, for what takes both)
 
 #: the modules whose functions are stand-ins or their helpers
 MODULES = frozenset((__name__, signals.__name__, linalg.__name__, decompositions.__name__,
-                     svd.__name__))
+                     svd.__name__, stacks.__name__))
 #: their source files (an error site in one is moved to the user's call)
 FILES = frozenset((__file__, signals.__file__, linalg.__file__, decompositions.__file__,
-                   svd.__file__))
+                   svd.__file__, stacks.__file__))
 
 
-#: stand-in -> (NumPy's name, the rank each array argument must have, or None for any;
+#: stand-in -> (NumPy's name, the rank each array argument must have (a tuple: any of those),
+#: or None for any;
 #: the positions that must be numbers): calls outside them are refused at the call
-_SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] = {
+_SIGNATURES: dict[object, tuple[str, tuple[int | tuple[int, ...] | None, ...], tuple[int, ...]]] = {
     sort: ("np.sort", (None,), ()), argsort: ("np.argsort", (None,), ()),
     median: ("np.median", (None,), ()), median_keepdims: ("np.median", (None,), ()),
     quantile: ("np.quantile", (None, None), (1,)),
@@ -631,15 +634,18 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | None, ...], tuple[int, ...]]] =
     signals.vander: ("np.vander", (1,), ()),
     signals.cumulative_sum: ("np.cumulative_sum", (1,), ()),
     signals.cov: ("np.cov", (None, None), ()), signals.corrcoef: ("np.corrcoef", (None, None), ()),
-    linalg.solve: ("np.linalg.solve", (2, None), ()), linalg.inv: ("np.linalg.inv", (2,), ()),
-    linalg.det: ("np.linalg.det", (2,), ()), linalg.slogdet: ("np.linalg.slogdet", (2,), ()),
-    linalg.cholesky: ("np.linalg.cholesky", (2,), ()),
+    stacks.solve: ("np.linalg.solve", ((2, 3), None), ()),
+    stacks.inv: ("np.linalg.inv", ((2, 3),), ()),
+    stacks.det: ("np.linalg.det", ((2, 3),), ()),
+    stacks.slogdet: ("np.linalg.slogdet", ((2, 3),), ()),
+    stacks.cholesky: ("np.linalg.cholesky", ((2, 3),), ()),
     linalg.matrix_power: ("np.linalg.matrix_power", (2,), (1,)),
-    decompositions.qr: ("np.linalg.qr", (2,), ()),
-    decompositions.eigh: ("np.linalg.eigh", (2,), ()),
-    decompositions.eigvalsh: ("np.linalg.eigvalsh", (2,), ()),
-    svd.svd: ("np.linalg.svd", (2,), ()), svd.svd_values: ("np.linalg.svd", (2,), ()),
-    svd.pinv: ("np.linalg.pinv", (2,), ()), svd.lstsq: ("np.linalg.lstsq", (2, None), ()),
+    stacks.qr: ("np.linalg.qr", ((2, 3),), ()),
+    stacks.eigh: ("np.linalg.eigh", ((2, 3),), ()),
+    stacks.eigvalsh: ("np.linalg.eigvalsh", ((2, 3),), ()),
+    stacks.svd: ("np.linalg.svd", ((2, 3),), ()),
+    stacks.svd_values: ("np.linalg.svd", ((2, 3),), ()),
+    stacks.pinv: ("np.linalg.pinv", ((2, 3),), ()), svd.lstsq: ("np.linalg.lstsq", (2, None), ()),
 }
 
 
@@ -681,10 +687,11 @@ def refusal(fn: object, arg_types: list[Any], call: ast.Call | None = None
             getattr(t, "ndim", 0) > 2 for t in arg_types[:2]):
         return (f"{name} of an array of more than 2 dimensions is not supported (NumPy "
                 "refuses it too)", f"{name}(m) of a vector or a matrix")
-    if fn is linalg.solve and len(arg_types) > 1 and getattr(arg_types[1], "ndim", 1) not in (1, 2):
+    if fn is stacks.solve and len(arg_types) > 1 and getattr(arg_types[1], "ndim", 1) not in (
+            (1, 2, 3) if getattr(arg_types[0], "ndim", 2) == 3 else (1, 2)):
         return ("np.linalg.solve with a right-hand side of "
-                f"{getattr(arg_types[1], 'ndim', 0)} dimensions is not supported",
-                "b a vector or a matrix of columns; stacks of matrices: a loop")
+                f"{getattr(arg_types[1], 'ndim', 0)} dimensions is not supported here",
+                "b a vector or a matrix of columns; a stack (B, M, K) with a stack a")
     if fn is kron:
         dims = [getattr(t, "ndim", 0) for t in arg_types]
         if len(dims) == 2 and (dims[0] != dims[1] or dims[0] not in (1, 2)):
@@ -696,6 +703,12 @@ def refusal(fn: object, arg_types: list[Any], call: ast.Call | None = None
             return (f"{name}(a, q) with an array q is not supported",
                     f"one number q: {name}(a, q) for each q")
         want = ranks[k] if k < len(ranks) else None
+        if isinstance(want, tuple):  # a matrix or a stack of matrices
+            if ndim is not None and ndim not in want:
+                return (f"{name} of a {ndim}-D array is not supported (it takes a matrix or "
+                        "a 3-D stack of them)", f"{name} of a[i] in a loop over the leading "
+                        "axes")
+            continue
         if want is not None and ndim is not None and ndim != want:
             return (f"{name} of a {ndim}-D array is not supported (it takes {want}-D ones "
                     "here)", f"{name} of 1-D arrays; a loop over rows for x[i]")
@@ -713,7 +726,7 @@ def is_stand_in(fn: object) -> bool:
 _LITERAL_FORMS = {median: ("keepdims", True, median_keepdims),
                   quantile: ("keepdims", True, quantile_keepdims),
                   percentile: ("keepdims", True, percentile_keepdims),
-                  svd.svd: ("compute_uv", False, svd.svd_values)}
+                  stacks.svd: ("compute_uv", False, stacks.svd_values)}
 #: every stand-in of those, by the keyword that picks it
 _FORM_KEYWORD = {f: kw for base, (kw, _, other) in _LITERAL_FORMS.items() for f in (base, other)}
 

@@ -152,12 +152,14 @@ def qr_of_a_vector(a):
 
 
 def test_other_ranks_and_non_square_matrices_are_refused() -> None:
-    with pytest.raises(FrontendError, match="np.linalg.eigh of a 3-D array"):
-        ez.jit(eigh_of_a_cube)(np.zeros((2, 3, 3)))
+    with pytest.raises(FrontendError, match="np.linalg.eigh of a 4-D array"):
+        ez.jit(eigh_of_a_cube)(np.zeros((2, 2, 3, 3)))  # (3-D stacks: test_numpy_stacks.py)
     with pytest.raises(FrontendError, match="np.linalg.qr of a 1-D array"):
         ez.jit(qr_of_a_vector)(np.zeros(3))
     with pytest.raises(np.linalg.LinAlgError, match="must be square"):
         ez.jit(eigh_of_a_cube)(np.zeros((2, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        ez.jit(eigh_of_a_cube)(np.zeros((4, 2, 3)))  # (each matrix of a stack too)
 
 
 def copy_between_products(A, B):
