@@ -218,6 +218,7 @@ class _Outliner:
             raise self.error(header.instructions[0], "it is not in loop-simplify form")
         self.pre, self.latch = lp.preheader, lp.latch
         assert self.pre is not None and self.latch is not None
+        self._fold_trivial_phis()
         preds = predecessors(self.fn)
         for x in lp.exits:
             if any(p not in lp.blocks for p in preds[x]):
@@ -237,6 +238,39 @@ class _Outliner:
         self.state_type = T.StructType((*fields, T.I32))
         self.code_field = len(fields)
         return self._rewrite()
+
+    def _fold_trivial_phis(self) -> None:
+        """Replace each phi in the loop or at its exits that can only be one value defined
+        before the loop by that value: phis whose incoming values, followed through the
+        loop's phis, lead to that one value alone (the webs of phis SSA construction leaves
+        for a block made once before the loop: `carried_allocations`; LCSSA's phis of it).
+        They carry nothing from one iteration to the next or out of the loop, so the loop
+        is checkpointed as one without them. (A value defined before the loop leaves no
+        loop inside it either: every loop stays in LCSSA form.)"""
+        blocks = {id(b) for b in [*self.blocks, *self.lp.exits]}
+        phis = [phi for b in [*self.blocks, *self.lp.exits] for phi in b.phis()]
+        inside = {id(i) for b in self.blocks for i in b.instructions}
+        for phi in phis:
+            origins: dict[int, Value] = {}
+            seen: set[int] = set()
+            stack: list[Value] = [phi]
+            while stack and len(origins) <= 1:
+                x = stack.pop()
+                if isinstance(x, I.Phi) and x.parent is not None and id(x.parent) in blocks:
+                    if id(x) not in seen:
+                        seen.add(id(x))
+                        stack.extend(v for v, _ in x.incoming())
+                else:
+                    origins[id(x)] = x
+            if len(origins) != 1:
+                continue
+            (v,) = origins.values()
+            if isinstance(v, I.Instruction) and id(v) in inside:
+                continue
+            self.fn.replace_all_uses(phi, v)
+            assert phi.parent is not None
+            phi.parent.remove(phi)
+        self.insts = [i for b in self.blocks for i in b.instructions]
 
     def _check_instructions(self) -> None:
         for inst in self.insts:

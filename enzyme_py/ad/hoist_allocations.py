@@ -33,6 +33,9 @@ or that is used after the loop, is the second strategy: `carried_allocations`. A
 sees the previous iteration's dead contents where it saw fresh uninitialized memory before,
 which is one of the contents `malloc` may return.
 
+Afterwards a `free` that can only be given null (the frees the second strategy rewrote, when
+every block they could free was moved out: `null_frees`) is removed.
+
 Invariants: the control flow is unchanged; only calls to `malloc` are moved (not `calloc`,
 whose zeroing is per allocation); a loop without a preheader is left alone.
 """
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 from enzyme_py.ad import carried_allocations
 from enzyme_py.ad.block_uses import ACCESS, walk
+from enzyme_py.ad.null_frees import drop_null_frees
 from enzyme_py.analysis.loops import Loop, find_loops
 from enzyme_py.analysis.memory import underlying
 from enzyme_py.ir import instructions as I
@@ -83,6 +87,8 @@ def hoist_allocations(fn: Function) -> int:
         if found is not None:
             carried_allocations.rewrite(call, lp, _frozen_size(call, lp), found, dom)
             moved += 1
+    if moved:
+        drop_null_frees(fn)  # (a free left only for blocks now made before the loops)
     return moved
 
 

@@ -141,6 +141,8 @@ def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias
                                                    python_errors=options.python_errors,
                                                    optimistic=optimistic,
                                                    reverse_mode=reverse_mode,
+                                                   fresh_temporaries=reverse_mode and
+                                                   options.checkpointing,
                                                    on_declare=lambda name: backend.prefetch_shared(
                                                        [name], persistent=options.cache))
     if isinstance(f, Flattened):

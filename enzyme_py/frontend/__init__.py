@@ -27,7 +27,7 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
                    bounds_check: bool = True, noalias: bool = True,
                    python_errors: bool = False, optimistic: bool = False,
                    on_declare: Callable[[str], None] | None = None,
-                   reverse_mode: bool = False
+                   reverse_mode: bool = False, fresh_temporaries: bool = False
                    ) -> tuple[Module, Compiled, CompileSession]:
     """Compile `pyfunc` for `arg_types` into a fresh module (verified). With `noalias`, the
     caller promises that no two array arguments overlap; with `python_errors`, math.* domain
@@ -37,7 +37,8 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
     `RETRY` site and returns instead of running the loop's checked copy, and a caller of such
     a function leaves the same way after the call; the caller of the compiled code then runs
     a version compiled without `optimistic`, which gives the same results. `reverse_mode`:
-    the module is for a reverse-mode gradient (`CompileSession.reverse_mode`). `on_declare` is
+    the module is for a reverse-mode gradient (`CompileSession.reverse_mode`);
+    `fresh_temporaries`: see `CompileSession.fresh_temporaries`. `on_declare` is
     called with each runtime function the module comes to declare (`CompileSession`). A
     session with a recursive function, a custom rule or an inactive function (calls that do
     not pass the request on) is compiled with its checked copies: `session.retry_site` stays
@@ -46,7 +47,8 @@ def compile_python(pyfunc: object, arg_types: tuple[FType, ...], *,
     session = CompileSession(Module(f"enzyme_py:{name}"), specialize,
                              bounds_check=bounds_check, noalias=noalias,
                              python_errors=python_errors, optimistic=optimistic,
-                             on_declare=on_declare, reverse_mode=reverse_mode)
+                             on_declare=on_declare, reverse_mode=reverse_mode,
+                             fresh_temporaries=fresh_temporaries)
     compiled = session.compile(pyfunc, arg_types)
     if session.retry_site and (session.recursive or session.kept_calls or isinstance(
             pyfunc, CustomRule) or any(getattr(f, "_enzyme_inactive", False)

@@ -51,6 +51,7 @@ class SessionContext(Protocol):
     python_errors: bool
     optimistic: bool
     reverse_mode: bool
+    fresh_temporaries: bool
 
     def function_for(self, pyfunc: object, arg_types: tuple[FType, ...]) -> Function: ...
 

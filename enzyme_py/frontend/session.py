@@ -101,6 +101,10 @@ class CompileSession:
     # the module is for a reverse-mode gradient: where two forms give the same values, the
     # one whose reverse is cheaper (np.max/np.min of floats: `reductions._extreme`)
     reverse_mode: bool = False
+    # a loop's temporaries are made and freed in each iteration (`arrays.heap`), never kept
+    # for the next one: a gradient that checkpoints its loops re-runs iterations from saved
+    # states, and a buffer carried from one iteration to the next would be saved state
+    fresh_temporaries: bool = False
     _serial: int = 0
 
     def declared(self, fn: Function) -> Function:

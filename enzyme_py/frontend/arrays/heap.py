@@ -6,7 +6,9 @@ create them. Ownership is decided at compile time:
 - A buffer made while evaluating a statement is a *temporary* of that statement, freed when
   the statement ends, unless a variable claims it. Inside a loop, the statement keeps its
   block for the next iteration instead (made anew only when it must grow), so a loop of
-  `u[1:-1] = f(u)` steps allocates once.
+  `u[1:-1] = f(u)` steps allocates once; unless the session asks for fresh temporaries
+  (a gradient that checkpoints its loops: no buffer may pass from one iteration to the
+  next), when each iteration makes and frees its own.
 - A variable that is never an alias of another array variable (`Typer.shared` says which
   are) *owns* the buffer bound to it: rebinding it frees the old buffer after the new value
   is computed, and the function's exit frees the last one.
@@ -63,7 +65,7 @@ class Heap:
         nbytes = count.value * size if isinstance(count, ConstantInt) else None
         total: Value = ConstantInt(T.I64, nbytes) if nbytes is not None else \
             b.mul(count, ConstantInt(T.I64, size), flags=("nuw", "nsw"))
-        if c.loops and self.levels:
+        if c.loops and self.levels and not c.session.fresh_temporaries:
             return self._reused(total, nbytes, node)
         ptr = self._malloc(total, nbytes, node)
         if self.levels:
