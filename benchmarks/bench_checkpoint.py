@@ -2,7 +2,8 @@
 ones (`checkpoint=True`, `memory_budget="64MB"`) and `jax.jit(jax.grad)`.
 
 RK4 (the `ode` objective) at 10^7 steps, the 1-D heat stencil (n=4096) and the 2-D one
-(128x128) at 10^4 steps: loops whose tape grows with the trip count. Each measurement runs
+(128x128) at 10^4 steps, each stencil in its loop form and its NumPy form: loops whose tape
+grows with the trip count. Each measurement runs
 in a fresh process (so one variant's freed memory does not lower another's peak): the median
 of 5 timed calls after a warm-up, then the peak resident memory one call adds
 (`adbench_worker.peak_extra_bytes`). Every variant's gradient is compared with the taped one
@@ -39,10 +40,13 @@ def cases(quick: bool) -> list[tuple[str, str, dict]]:
     """(objective, size label, the objective's Size fields)."""
     if quick:
         return [("ode", "2e3 steps", {"nsteps": 2000}),
-                ("stencil1d", "n=256, 64 steps", {"n": 256, "steps": 64})]
+                ("stencil1d", "n=256, 64 steps", {"n": 256, "steps": 64}),
+                ("stencil1d_numpy", "n=256, 64 steps", {"n": 256, "steps": 64})]
     return [("ode", "1e7 steps", {"nsteps": 10**7}),
             ("stencil1d", "n=4096, 1e4 steps", {"n": 4096, "steps": 10**4}),
-            ("stencil2d", "128x128, 1e4 steps", {"n": 128, "steps": 10**4})]
+            ("stencil1d_numpy", "n=4096, 1e4 steps", {"n": 4096, "steps": 10**4}),
+            ("stencil2d", "128x128, 1e4 steps", {"n": 128, "steps": 10**4}),
+            ("stencil2d_numpy", "128x128, 1e4 steps", {"n": 128, "steps": 10**4})]
 
 
 def _median_ms(fn, args, repeat: int) -> float:
