@@ -52,7 +52,9 @@ def call_activities(st: ReverseState, call: I.Call) -> list[Activity]:
             if activity.touches_shadow(a):
                 acts.append(Activity.DUP)
                 continue
-            if any(o in activity.varied for o in underlying(a)):
+            if any(o in activity.varied and o in activity.useful for o in underlying(a)):
+                # (varied memory that no useful value reads, such as the indices an argmax
+                # stores, needs no shadow: passed as constant, it loses no derivative)
                 raise st.ctx.error(call, "passes a pointer to memory holding active data that "
                                          "has no shadow here; its derivative would be lost")
             acts.append(Activity.CONST)
