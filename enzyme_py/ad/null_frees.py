@@ -14,7 +14,8 @@ one of the values that enter the cycle) and selects, where `select(p == B, null,
 not B, it is one of those others; if it is B, the select gives null. A free whose pointers
 are all null is removed.
 
-Invariant: only a `free` that is given null on every execution is removed.
+Invariant: only a `free` that is given null on every execution is removed; a pointer whose
+values take more than a small budget of phis and selects to follow is left alone.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def drop_null_frees(fn: Function) -> int:
     dropped = 0
     for inst in list(fn.instructions()):
         if isinstance(inst, I.Call) and inst.callee_name == "free" and len(inst.args) == 1:
-            leaves = _leaves(inst.args[0], set())
+            leaves = _Leaves().of(inst.args[0])
             if leaves is not None and all(_is_null(v) for v in leaves.values()):
                 assert inst.parent is not None
                 inst.parent.remove(inst)
@@ -43,33 +44,46 @@ def _is_null(v: Value) -> bool:
     return isinstance(v, ConstantKeyword) and v.keyword == "null"
 
 
-def _leaves(v: Value, on_path: set[int]) -> dict[int, Value] | None:
-    """The values `v` may be, by identity (None: not known)."""
-    if isinstance(v, I.Phi):
-        if id(v) in on_path:
-            return {}
-        on_path.add(id(v))
-        out: dict[int, Value] = {}
-        for x, _ in v.incoming():
-            got = _leaves(x, on_path)
-            if got is None:
-                return _UNKNOWN
-            out.update(got)
-        on_path.discard(id(v))
-        return out
-    if isinstance(v, I.Select):
+class _Leaves:
+    """The values a pointer may be, by identity, or None (not known). Each question looks at
+    no more than `BUDGET` phis and selects: the patterns it is for are a few of them, and
+    the phis of a long function merge into webs whose paths are too many to follow."""
+
+    BUDGET = 64
+
+    def __init__(self) -> None:
+        self.left = self.BUDGET
+        self.on_path: set[int] = set()
+
+    def of(self, v: Value) -> dict[int, Value] | None:
+        if not isinstance(v, I.Phi | I.Select):
+            return {id(v): v}
+        self.left -= 1
+        if self.left < 0:
+            return _UNKNOWN
+        if isinstance(v, I.Phi):
+            if id(v) in self.on_path:
+                return {}
+            self.on_path.add(id(v))
+            out: dict[int, Value] = {}
+            for x, _ in v.incoming():
+                got = self.of(x)
+                if got is None:
+                    return _UNKNOWN
+                out.update(got)
+            self.on_path.discard(id(v))
+            return out
         cond, when_true, when_false = v.operands
         excluded = _excluded(cond, when_false)
         if excluded is not None and _is_null(when_true):
-            got = _leaves(when_false, on_path)
+            got = self.of(when_false)
             if got is None:
                 return _UNKNOWN
             out = {k: x for k, x in got.items() if k not in excluded}
             out[id(when_true)] = when_true
             return out
-        a, b = _leaves(when_true, on_path), _leaves(when_false, on_path)
+        a, b = self.of(when_true), self.of(when_false)
         return _UNKNOWN if a is None or b is None else {**a, **b}
-    return {id(v): v}
 
 
 def _excluded(cond: Value, p: Value) -> set[int] | None:

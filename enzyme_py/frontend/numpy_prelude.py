@@ -604,8 +604,7 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
               np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, np.bincount: bincount,
               np.unique: unique, **signals.STAND_INS,
-              **linalg.STAND_INS, **decompositions.STAND_INS, **svd.STAND_INS,
-              **stacks.STAND_INS}  # (last: a stack or a matrix, for what takes both)
+              **linalg.STAND_INS, **svd.STAND_INS, **stacks.STAND_INS}
 
 #: the modules whose functions are stand-ins or their helpers
 MODULES = frozenset((__name__, signals.__name__, linalg.__name__, decompositions.__name__,
@@ -615,9 +614,8 @@ FILES = frozenset((__file__, signals.__file__, linalg.__file__, decompositions._
                    svd.__file__, stacks.__file__))
 
 
-#: stand-in -> (NumPy's name, the rank each array argument must have (a tuple: any of those),
-#: or None for any;
-#: the positions that must be numbers): calls outside them are refused at the call
+#: stand-in -> (NumPy's name, the rank each array argument must have (a tuple: any of those;
+#: None: any), the positions that must be numbers): calls outside them are refused at the call
 _SIGNATURES: dict[object, tuple[str, tuple[int | tuple[int, ...] | None, ...], tuple[int, ...]]] = {
     sort: ("np.sort", (None,), ()), argsort: ("np.argsort", (None,), ()),
     median: ("np.median", (None,), ()), median_keepdims: ("np.median", (None,), ()),

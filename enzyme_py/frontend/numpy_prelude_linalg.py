@@ -435,6 +435,6 @@ def _power(a, n):
     return result
 
 
-STAND_INS = {np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
-             np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky,
-             np.linalg.matrix_power: matrix_power}
+# (np.linalg.solve, inv, det, slogdet and cholesky map to `numpy_prelude_stacks`, which calls
+# these for a matrix)
+STAND_INS = {np.linalg.matrix_power: matrix_power}
