@@ -33,6 +33,12 @@ def _put(out, q, r):
         out[q] = r
 
 
+def _float_stack(a):
+    """Zeros of a 3-D `a`'s shape, in the matrix functions' float dtype."""
+    like = _float_of(a)
+    return np.zeros((a.shape[0], a.shape[1], a.shape[2]), dtype=like.dtype)
+
+
 def det(a):
     """np.linalg.det of a matrix or of each matrix of a stack."""
     if a.ndim == 3:
@@ -61,8 +67,7 @@ def slogdet(a):
 def inv(a):
     """np.linalg.inv of a matrix or of each matrix of a stack."""
     if a.ndim == 3:
-        like = _float_of(a)
-        out = np.zeros((a.shape[0], a.shape[1], a.shape[2]), dtype=like.dtype)
+        out = _float_stack(a)
         for q in range(a.shape[0]):
             _put(out, q, linalg.inv(a[q]))
         return out
@@ -98,8 +103,7 @@ def solve(a, b):
 def cholesky(a):
     """np.linalg.cholesky of a matrix or of each matrix of a stack."""
     if a.ndim == 3:
-        like = _float_of(a)
-        out = np.zeros((a.shape[0], a.shape[1], a.shape[2]), dtype=like.dtype)
+        out = _float_stack(a)
         for q in range(a.shape[0]):
             _put(out, q, linalg.cholesky(a[q]))
         return out
