@@ -27,9 +27,10 @@ from enzyme_py.frontend.numpy_prelude_linalg import _float_of
 
 def _put(out, q, r):
     """out[q] = r (a matrix function's result), unless r is the empty result of a function
-    that raised: its error is then the one the call reports (a write of the wrong shape
-    would replace it with a shape error)."""
-    if r.shape[0] == out.shape[1]:
+    that raised where a non-empty one was due: its error is then the one the call reports (a
+    write of the wrong shape would replace it with a shape error). Any other shape is
+    written, so a mismatch is never skipped in silence."""
+    if r.shape[0] != 0 or out.shape[1] == 0:
         out[q] = r
 
 

@@ -171,3 +171,18 @@ def test_a_full_covariance_gmm_on_a_stack_of_covariances_is_jax_s() -> None:
         np.testing.assert_allclose(value, jax_full_covariance_gmm(*args), rtol=1e-12)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-11)
+
+
+def factor_summary(a):
+    return np.linalg.det(a), np.linalg.inv(a), np.linalg.eigvalsh(a), np.linalg.qr(a)[1]
+
+
+@pytest.mark.parametrize("case", ["empty stack", "strided", "transposed", "0x0 matrices"])
+def test_stacks_of_any_layout_and_extent_are_numpy_s(case) -> None:
+    base = RNG.standard_normal((6, 3, 3)) + 3.0 * np.eye(3)
+    a = {"empty stack": np.zeros((0, 3, 3)), "strided": base[::2],
+         "transposed": base.transpose(0, 2, 1), "0x0 matrices": np.zeros((2, 0, 0))}[case]
+    got, want = ez.jit(factor_summary)(a), factor_summary(a)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(np.abs(g), np.abs(w), atol=1e-12)
