@@ -604,7 +604,7 @@ _STAND_INS = {np.diff: diff, np.ptp: ptp, np.count_nonzero: count_nonzero,
               np.float_power: float_power, np.logspace: logspace, np.atleast_1d: atleast_1d,
               np.atleast_2d: atleast_2d, np.searchsorted: searchsorted, np.bincount: bincount,
               np.unique: unique, **signals.STAND_INS,
-              **linalg.STAND_INS, **svd.STAND_INS, **stacks.STAND_INS}
+              **svd.STAND_INS, **stacks.STAND_INS}
 
 #: the modules whose functions are stand-ins or their helpers
 MODULES = frozenset((__name__, signals.__name__, linalg.__name__, decompositions.__name__,
@@ -637,7 +637,7 @@ _SIGNATURES: dict[object, tuple[str, tuple[int | tuple[int, ...] | None, ...], t
     stacks.det: ("np.linalg.det", ((2, 3),), ()),
     stacks.slogdet: ("np.linalg.slogdet", ((2, 3),), ()),
     stacks.cholesky: ("np.linalg.cholesky", ((2, 3),), ()),
-    linalg.matrix_power: ("np.linalg.matrix_power", (2,), (1,)),
+    stacks.matrix_power: ("np.linalg.matrix_power", ((2, 3),), (1,)),
     stacks.qr: ("np.linalg.qr", ((2, 3),), ()),
     stacks.eigh: ("np.linalg.eigh", ((2, 3),), ()),
     stacks.eigvalsh: ("np.linalg.eigvalsh", ((2, 3),), ()),

@@ -243,7 +243,8 @@ solve.defjvp(_solve_jvp)
 def inv(a):
     """np.linalg.inv(a): solve(a, I)."""
     _square(a)
-    return solve(a, np.eye(a.shape[0], dtype=a.dtype))
+    like = _float_of(a)  # (an integer matrix's inverse is float64, as NumPy's)
+    return solve(a, np.eye(a.shape[0], dtype=like.dtype))
 
 
 # --- det, slogdet ---------------------------------------------------------------------------------
@@ -406,7 +407,10 @@ def matrix_power(a, n):
     inverse's power for n < 0, the identity for n == 0), as NumPy multiplies."""
     _square(a)
     if n < 0:
-        return _power(inv(a), -n)
+        if np.full(1, 0.5).astype(a.dtype)[0] == 0.0:  # (an integer dtype truncates it)
+            raise TypeError("np.linalg.matrix_power of an integer matrix to a negative power "
+                            "is not supported (NumPy's result is float): a.astype(float) first")
+        return _power(inv(a), -n).astype(a.dtype)  # (one result type for both signs of n)
     return _power(a, n)
 
 
@@ -435,6 +439,5 @@ def _power(a, n):
     return result
 
 
-# (np.linalg.solve, inv, det, slogdet and cholesky map to `numpy_prelude_stacks`, which calls
-# these for a matrix)
-STAND_INS = {np.linalg.matrix_power: matrix_power}
+# (np.linalg.solve, inv, det, slogdet, cholesky and matrix_power map to
+# `numpy_prelude_stacks`, which calls these for a matrix)

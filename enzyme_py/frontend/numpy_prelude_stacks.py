@@ -1,8 +1,9 @@
 """np.linalg on stacks of matrices, written in the Python subset (see `numpy_prelude`, which
-maps NumPy's functions to these): `det`, `slogdet`, `inv`, `solve`, `cholesky`, `eigh`,
-`eigvalsh`, `svd`, `pinv`, `qr` of a 3-D array `a` apply the matrix function to each `a[q]`
-and stack the results along a new leading axis, as NumPy's do; a 2-D `a` is the matrix
-function itself (`numpy_prelude_linalg`, `_decompositions`, `_svd`), called unchanged.
+maps NumPy's functions to these): `det`, `slogdet`, `inv`, `solve`, `cholesky`,
+`matrix_power`, `eigh`, `eigvalsh`, `svd`, `pinv`, `qr` of a 3-D array `a` apply the
+matrix function to each `a[q]` and stack the results along a new leading axis, as NumPy's
+do; a 2-D `a` is the matrix function itself (`numpy_prelude_linalg`, `_decompositions`,
+`_svd`), called unchanged.
 
 Each matrix is differentiated as a matrix is (its custom rule, or its loops), so the
 gradient of a stack is the stack of the matrices' gradients. `solve(a, b)` with a 3-D `a`
@@ -12,7 +13,8 @@ other `b` is a matrix (M, K) for every matrix or a stack (B, M, K) of them, a st
 
 Invariants: 3-D stacks only (`numpy_prelude._SIGNATURES` refuses other ranks at the call);
 an error in one matrix (a singular one, `LinAlgError`) is that matrix's error; results are
-fresh arrays of the matrix function's dtype (`_float_of`: float32 for float32, else float64).
+fresh arrays of the matrix function's dtype (`_float_of`: float32 for float32, else float64;
+`matrix_power`: a's own).
 """
 
 from __future__ import annotations
@@ -77,28 +79,30 @@ def inv(a):
 
 def solve(a, b):
     """np.linalg.solve for a matrix or a stack of them (the right-hand sides: the module
-    docstring)."""
+    docstring). The right-hand sides are converted to the result's float dtype first, so
+    integer ones solve as NumPy solves them."""
+    like = _float_of(a) + _float_of(b)
+    bf = b.astype(like.dtype)
     if a.ndim == 3:
-        like = _float_of(a) + _float_of(b)
         count = a.shape[0]
         if b.ndim == 1:
             x = np.zeros((count, b.shape[0]), dtype=like.dtype)
             for q in range(count):
-                _put(x, q, linalg.solve(a[q], b))
+                _put(x, q, linalg.solve(a[q], bf))
             return x
         if b.ndim == 2:
             x = np.zeros((count, b.shape[0], b.shape[1]), dtype=like.dtype)
             for q in range(count):
-                _put(x, q, linalg.solve(a[q], b))
+                _put(x, q, linalg.solve(a[q], bf))
             return x
         if b.shape[0] != count and b.shape[0] != 1:
             raise ValueError("solve: the stacks of a and b do not broadcast (their numbers "
                              "of matrices differ and neither is 1)")
         x = np.zeros((count, b.shape[1], b.shape[2]), dtype=like.dtype)
         for q in range(count):
-            _put(x, q, linalg.solve(a[q], b[q if b.shape[0] == count else 0]))
+            _put(x, q, linalg.solve(a[q], bf[q if b.shape[0] == count else 0]))
         return x
-    return linalg.solve(a, b)
+    return linalg.solve(a, bf)
 
 
 def cholesky(a):
@@ -109,6 +113,16 @@ def cholesky(a):
             _put(out, q, linalg.cholesky(a[q]))
         return out
     return linalg.cholesky(a)
+
+
+def matrix_power(a, n):
+    """np.linalg.matrix_power of a matrix or of each matrix of a stack."""
+    if a.ndim == 3:
+        out = np.zeros((a.shape[0], a.shape[1], a.shape[2]), dtype=a.dtype)
+        for q in range(a.shape[0]):
+            _put(out, q, linalg.matrix_power(a[q], n))
+        return out
+    return linalg.matrix_power(a, n)
 
 
 def eigh(a):
@@ -205,4 +219,4 @@ def qr(a, mode="reduced"):
 STAND_INS = {np.linalg.det: det, np.linalg.slogdet: slogdet, np.linalg.inv: inv,
              np.linalg.solve: solve, np.linalg.cholesky: cholesky, np.linalg.eigh: eigh,
              np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd, np.linalg.pinv: pinv,
-             np.linalg.qr: qr}
+             np.linalg.qr: qr, np.linalg.matrix_power: matrix_power}

@@ -250,3 +250,24 @@ def test_the_lu_s_trailing_update_is_a_call_of_the_matrix_kernel() -> None:
     assert "call void @enzyme_py.gemm.f64(" in ir
     got = ez.jit(solve_squares)(a, a[0])
     assert got == pytest.approx(np.sum(np.linalg.solve(a, a[0]) ** 2), rel=1e-12)
+
+
+def integer_linalg(a, b):
+    return (np.linalg.inv(a), np.linalg.solve(a, b), np.linalg.matrix_power(a, 3),
+            np.linalg.det(a))
+
+
+def negative_power(a):
+    return np.linalg.matrix_power(a, -2)
+
+
+def test_integer_matrices_solve_and_invert_as_numpy_does() -> None:
+    a, b = np.array([[2, 1], [1, 1]]), np.array([3, 4])
+    got, want = ez.jit(integer_linalg)(a, b), integer_linalg(a, b)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype  # (float64, but the power: int64)
+        np.testing.assert_allclose(g, w, rtol=1e-14)
+    with pytest.raises(TypeError, match="integer matrix to a negative power"):
+        ez.jit(negative_power)(a)
+    np.testing.assert_allclose(ez.jit(negative_power)(a.astype(float)),
+                               negative_power(a.astype(float)), rtol=1e-14)

@@ -21,7 +21,8 @@ def stacked(a, spd, w, b1, b2, b3):
             np.linalg.eigvalsh(spd), np.linalg.eigh(spd)[0], np.linalg.svd(w)[1],
             np.linalg.svd(w, full_matrices=False)[1], np.linalg.svd(w, compute_uv=False),
             np.linalg.pinv(w), np.linalg.qr(w), np.linalg.qr(w, mode="complete")[1],
-            np.linalg.qr(w, mode="r"))
+            np.linalg.qr(w, mode="r"), np.linalg.matrix_power(a, 3),
+            np.linalg.matrix_power(a, -2))
 
 
 STACKED = ez.jit(stacked)
