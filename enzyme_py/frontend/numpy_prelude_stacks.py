@@ -85,13 +85,8 @@ def solve(a, b):
     bf = b.astype(like.dtype)
     if a.ndim == 3:
         count = a.shape[0]
-        if b.ndim == 1:
-            x = np.zeros((count, b.shape[0]), dtype=like.dtype)
-            for q in range(count):
-                _put(x, q, linalg.solve(a[q], bf))
-            return x
-        if b.ndim == 2:
-            x = np.zeros((count, b.shape[0], b.shape[1]), dtype=like.dtype)
+        if b.ndim != 3:  # (one vector or one matrix for every matrix)
+            x = _zeros_per_matrix(count, bf)
             for q in range(count):
                 _put(x, q, linalg.solve(a[q], bf))
             return x
@@ -103,6 +98,13 @@ def solve(a, b):
             _put(x, q, linalg.solve(a[q], bf[q if b.shape[0] == count else 0]))
         return x
     return linalg.solve(a, bf)
+
+
+def _zeros_per_matrix(count, b):
+    """Zeros of shape (count,) + b's shape (b a vector or a matrix), of b's dtype."""
+    if b.ndim == 1:
+        return np.zeros((count, b.shape[0]), dtype=b.dtype)
+    return np.zeros((count, b.shape[0], b.shape[1]), dtype=b.dtype)
 
 
 def cholesky(a):
