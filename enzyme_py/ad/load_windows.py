@@ -65,7 +65,10 @@ class Window:
 
 
 @dataclass(frozen=True)
-class _Address:
+class AffineAddress:
+    """A pointer as `base + sum(term * bytes) + per_iv * IV + offset` (bytes), `base` and the
+    terms loop-invariant (`affine_address`)."""
+
     base: Value
     terms: tuple[tuple[int, int], ...]  # (id of a loop-invariant integer, bytes per unit)
     per_iv: int  # bytes per unit of the IV
@@ -199,13 +202,13 @@ def _loop_windows(lp: Loop, effects: MemoryEffects, is_active) -> list[Window]:
         return []
     written = [objs for w, objs in effects.writes if w.parent is block]
     ivs = induction_variables(lp)
-    groups: dict[tuple, list[tuple[I.Load, _Address]]] = {}
+    groups: dict[tuple, list[tuple[I.Load, AffineAddress]]] = {}
     for inst in block.instructions:
         if not (isinstance(inst, I.Load) and inst.type.is_float and not inst.flags and
                 not getattr(inst, "ordering", None) and is_active(inst)):
             continue
         for iv in ivs:
-            addr = _address(inst.pointer, iv, lp)
+            addr = affine_address(inst.pointer, iv, lp)
             if addr is None or addr.per_iv == 0:
                 continue
             key = (id(addr.base), addr.terms, addr.per_iv * iv.step, id(inst.type), iv.phi)
@@ -232,7 +235,7 @@ def _loop_windows(lp: Loop, effects: MemoryEffects, is_active) -> list[Window]:
     return out
 
 
-def _address(p: Value, iv: InductionVariable, lp: Loop) -> _Address | None:
+def affine_address(p: Value, iv: InductionVariable, lp: Loop) -> AffineAddress | None:
     """`p` as base + terms + per_iv * iv + offset (bytes), base loop-invariant."""
     offset = 0
     per_iv = 0
@@ -258,7 +261,7 @@ def _address(p: Value, iv: InductionVariable, lp: Loop) -> _Address | None:
             isinstance(p.indices[0], ConstantInt):
         offset += p.indices[0].value * alloc_size(p.source_type)
         p = p.pointer
-    return _Address(p, tuple(sorted((k, m) for k, (_, m) in terms.items() if m)), per_iv,
+    return AffineAddress(p, tuple(sorted((k, m) for k, (_, m) in terms.items() if m)), per_iv,
                     offset)
 
 

@@ -41,6 +41,7 @@ from enzyme_py.ad.devirtualize import trap_unchanged_global_fallbacks
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.indirect_calls import finish_indirect_calls, rewrite_indirect_calls
 from enzyme_py.ad.load_windows import plan_windows
+from enzyme_py.ad.overwritten_loads import plan_overwrites
 from enzyme_py.ad.realloc import expand_reallocs
 from enzyme_py.ad.reverse_cfg import (
     ControlFlow,
@@ -212,6 +213,8 @@ class ReverseTransform:
                           _Callees(self.module))
         st.windows = plan_windows(list(loops.loops), effects, st.is_active,
                                   self.device.atomics)
+        st.overwrites = plan_overwrites(list(loops.loops), effects, st.is_active,
+                                        self.device.atomics)
         st.pair = pair
         rewrite_split_calls(st)
         rewrite_indirect_calls(st)
@@ -342,6 +345,8 @@ def _reverse_block(st: ReverseState, block: Block) -> None:
     if windowed:
         assert lp is not None
         st.windows.end_trip(st, lp)
+    if lp is not None and lp.header is block and st.overwrites.has(lp):
+        st.overwrites.end_trip(st, lp)
     phi_adjoints = {p: st.take_adjoint(p) for p in phis if st.is_active(p)}
     here = b.block
     assert here is not None and st.sweep is not None
@@ -356,6 +361,8 @@ def _reverse_block(st: ReverseState, block: Block) -> None:
         leave = _edge(st, block, lp.preheader, phi_adjoints)
         if windowed:
             leave = st.windows.flush(st, lp, leave)
+        if st.overwrites.has(lp):
+            leave = st.overwrites.flush(st, lp, leave)
         back = _edge(st, block, lp.latch, phi_adjoints, decrement=(state, riv))
         b.position_at_end(here)
         b.condbr(first, leave, back)
@@ -394,6 +401,7 @@ def _edge(st: ReverseState, block: Block, pred: Block, phi_adjoints: dict[I.Phi,
         b.position_before(term)
         st.tape.enter_loop(cf.loop_states[lp], edge, block)
         st.windows.enter(st, lp)
+        st.overwrites.enter(st, lp)
     return edge
 
 

@@ -284,6 +284,8 @@ def _load(st: ReverseState, inst: I.Load) -> None:
     if st.windows.takes(inst):  # a stencil's neighbour: its add waits (`load_windows`)
         st.windows.reverse_load(st, inst)
         return
+    if st.overwrites.takes_load(inst):  # the next trip overwrites it: the adjoint is
+        return  # stored when the reversed trip ends (`overwritten_loads`)
     d = st.take_adjoint(inst)
     sp = st.reverse_shadow(inst.pointer)
     st.accumulation.add(st.b, inst.pointer, sp, d, inst.align)
@@ -293,6 +295,9 @@ def _store(st: ReverseState, inst: I.Store) -> None:
     value, ptr = inst.operands
     if not carries_float(value.type) or not st.ctx.activity.touches_shadow(ptr):
         check_integer_copy(st.ctx, inst)
+        return
+    if st.overwrites.takes_store(inst):  # the next reversed trip stores its adjoint
+        st.overwrites.reverse_store(st, inst)
         return
     b = st.b
     sp = st.reverse_shadow(ptr)

@@ -24,6 +24,7 @@ from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.derived import Derived, SplitPair
 from enzyme_py.ad.frees import DeferredFrees
 from enzyme_py.ad.load_windows import LoadWindows
+from enzyme_py.ad.overwritten_loads import OverwrittenLoads
 from enzyme_py.ad.reverse_cfg import ControlFlow
 from enzyme_py.ad.shadow import ShadowMap, reverse_policy
 from enzyme_py.ad.tape import Tape
@@ -150,6 +151,8 @@ class ReverseState:
         self.ret_shadow: Value | None = None  # (split) the shadow of the returned pointer
         self.sweep: ReverseSweep | None = None
         self.windows = LoadWindows([])  # the stencil loads whose adds wait (`load_windows`)
+        # loads of what the next trip overwrites, whose adjoints store (`overwritten_loads`)
+        self.overwrites = OverwrittenLoads([])
 
     def is_active(self, v: Value) -> bool:
         return self.ctx.activity.is_active(v)

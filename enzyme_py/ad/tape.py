@@ -61,7 +61,7 @@ from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, Function
-from enzyme_py.ir.values import Constant, ConstantInt, Value
+from enzyme_py.ir.values import Constant, ConstantInt, Value, zero
 
 
 @dataclass
@@ -447,7 +447,10 @@ class Tape:
     def _slot(self, v: I.Instruction) -> I.Instruction:
         slot = self.slot_of.get(v)
         if slot is None:
-            slot = self.ctx.entry_alloca(v.type, names.cache(v))
+            # a pointer's slot starts null, not undefined: LLVM's alias analysis sees through
+            # null (a path that never stored it) to the objects the pointer may point into
+            slot = self.ctx.entry_alloca(v.type, names.cache(v),
+                                         zero(T.PTR) if v.type == T.PTR else None)
             self.slot_of[v] = slot
             Builder().position_after_def(v).store(v, slot)
         return slot
