@@ -181,3 +181,32 @@ def test_gradient_of_the_overwritten_array_is_seeded_once() -> None:
     want[n - 1] += 3.0 + 5.0 * 2.0  # u[n - 1] is read as itself and by u[n - 2]
     np.testing.assert_array_equal(got, want)
     assert _pairs_formed(f, (u, n)) == 1
+
+
+def heat2d_numpy(u0, kappa, steps):  # the 2-D step: its row loop reads the next row too
+    u = u0.copy()
+    rk = 0.2 * kappa[1:-1, 1:-1]
+    for _ in range(steps):
+        u[1:-1, 1:-1] = u[1:-1, 1:-1] + rk * (
+            u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1])
+    return np.sum(u * u * u)
+
+
+def test_numpy_heat_2d_forms_a_pair_and_matches_jax() -> None:
+    """A gradient's row loop reads the rows ahead from copies (`carried._rows_ahead`), so it
+    touches u only where it stores and one column ahead: a pair."""
+    rng = np.random.default_rng(11)
+    u0, kappa, steps = rng.uniform(-1.0, 1.0, (6, 9)), rng.uniform(0.5, 1.5, (6, 9)), 4
+
+    def ref(u, k):
+        rk = 0.2 * k[1:-1, 1:-1]
+        for _ in range(steps):
+            u = u.at[1:-1, 1:-1].set(u[1:-1, 1:-1] + rk * (
+                u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]))
+        return jnp.sum(u * u * u)
+
+    got = ez.grad(heat2d_numpy, argnums=(0, 1))(u0, kappa, steps)
+    want = jax.grad(ref, argnums=(0, 1))(jnp.asarray(u0), jnp.asarray(kappa))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=1e-12, atol=1e-14)
+    assert _pairs_formed(heat2d_numpy, (u0, kappa, steps)) == 1

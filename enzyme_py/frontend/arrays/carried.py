@@ -14,7 +14,10 @@ index order (row by row) and keeping what they overwrite while a later read stil
 - in 2-D, a read shifted back by one row (`u[:-2, 1:-1]`, also one column left or any number
   right) reads a line buffer holding the previous row as it was: each step saves the element
   it overwrites there, and the row's end saves the cells beside the destination that later
-  reads of that row address (they are never written, so they come from memory).
+  reads of that row address (they are never written, so they come from memory);
+- in a gradient (`reverse_mode`), reads of later rows come from copies of those rows made
+  before each row (`_rows_ahead`): the row loop then touches the destination only where it
+  stores and one column ahead, a loop whose reverse vectorizes (`ad/overwritten_loads.py`).
 
 A `plan` maps each overlapping read (by pointer) to its shift q: read[i] is dest[i + q].
 Invariants: the plan exists only for reads that are slices of the destination's variable
@@ -200,6 +203,8 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
             (ConstantInt(T.I64, -left), b.add(width, ConstantInt(T.I64, right)))]))
     back = c.alloca_at.alloca(etype.ir, name="carried") if (0, -1) in shifts.values() else None
     corner = c.alloca_at.alloca(etype.ir, name="carried.up") if left else None
+    # a gradient reads the rows ahead from copies made before each row (`_rows_ahead`)
+    ahead = _rows_ahead(c, dest, shifts, node) if c.session.reverse_mode else {}
 
     def read(q: Shift) -> Callable[[list[Value]], Value]:
         if q == (0, -1):
@@ -209,6 +214,10 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
         if q[0] == -1:
             return lambda idx: c.b.load(etype.ir, line_at(
                 c.b.add(idx[1], ConstantInt(T.I64, q[1]), flags=("nsw",))))
+        if q[0] in ahead:
+            copy, lo = ahead[q[0]]
+            return lambda idx: c.b.load(etype.ir, b.getelementptr(etype.ir, copy, [
+                c.b.add(idx[1], ConstantInt(T.I64, q[1] - lo), flags=("nsw",))]))
         return _shifted(c, dest, q)
 
     reads = {p: read(q) for p, q in shifts.items()}
@@ -227,6 +236,14 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
         b.store(x, at)
 
     def row(i: Value) -> None:
+        for r, (copy, lo) in ahead.items():  # row i + r, columns lo .. width + hi - 1
+            span = b.add(width, ConstantInt(T.I64, max(q[1] for q in shifts.values()
+                                                      if q[0] == r) - lo), flags=("nsw",))
+            at_row = b.add(i, ConstantInt(T.I64, r), flags=("nsw",))
+            c.counted_loop(span, lambda k, copy=copy, lo=lo, at_row=at_row: b.store(
+                b.load(etype.ir, L.element_address(c, dest, [
+                    at_row, b.add(k, ConstantInt(T.I64, lo), flags=("nsw",))])),
+                b.getelementptr(etype.ir, copy, [k])))
         if back is not None:
             b.store(b.load(etype.ir, L.element_address(c, dest, [i, ConstantInt(T.I64, -1)])),
                     back)
@@ -239,6 +256,24 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
     L.when(c, nonempty, lambda: c.counted_loop(rows, row))
     if line is not None:
         c.heap.release(line)
+    for copy, _ in ahead.values():
+        c.heap.release(copy)
+
+
+def _rows_ahead(c: Compiling, dest: AVal, shifts: dict[Value, Shift], node: ast.AST
+                ) -> dict[int, tuple[Value, int]]:
+    """For each row shift r >= 1 of a read: (a buffer for the columns the reads of row i + r
+    address while row i is walked, its first column). A gradient's row loop then touches
+    the destination only where it stores and one column ahead, so its reverse stores each
+    adjoint instead of adding into the element the previous reversed step cleared
+    (`ad/overwritten_loads.py`); the copies cost one read of those rows."""
+    b = c.b
+    out: dict[int, tuple[Value, int]] = {}
+    for r in sorted({q[0] for q in shifts.values() if q[0] >= 1}):
+        cols = [q[1] for q in shifts.values() if q[0] == r]
+        count = b.add(dest.dims[1], ConstantInt(T.I64, max(cols) - min(cols)), flags=("nsw",))
+        out[r] = (c.heap.allocate(dest.type.elem, count, node), min(cols))
+    return out
 
 
 __all__ = ["carried_store", "plan_for", "servable"]
