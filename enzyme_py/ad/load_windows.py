@@ -272,6 +272,8 @@ def _linear(v: Value, iv: InductionVariable, lp: Loop
         return v.value, 0, []
     if v is iv.phi:
         return 0, 1, []
+    if _lagging(v, iv, lp):  # the IV's value one trip before: iv - step
+        return -iv.step, 1, []
     if _invariant(v, lp):
         return 0, 0, [(v, 1)]
     if isinstance(v, I.BinaryOp) and v.opcode in ("add", "sub"):
@@ -289,6 +291,37 @@ def _linear(v: Value, iv: InductionVariable, lp: Loop
         k = v.rhs.value if v.opcode == "mul" else 1 << v.rhs.value
         return a[0] * k, a[1] * k, [(t, m * k) for t, m in a[2]]
     return None
+
+
+def _lagging(v: Value, iv: InductionVariable, lp: Loop) -> bool:
+    """`v` is a header phi taking `iv` from the latch and `iv.start - iv.step` from the
+    preheader (LLVM's second counter of a loop counting down): `iv - step` in every trip."""
+    if not (isinstance(v, I.Phi) and v.parent is lp.header and len(v.operands) == 2 and
+            lp.latch is not None and lp.preheader is not None and
+            v.value_for(lp.latch) is iv.phi):
+        return False
+    start = _constant_and_terms(v.value_for(lp.preheader))
+    first = _constant_and_terms(iv.start)
+    return start is not None and first is not None and \
+        start == (first[0] - iv.step, first[1])
+
+
+def _constant_and_terms(v: Value, depth: int = 0
+                        ) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """A loop-invariant integer as (constant, sorted (id of a value, multiple)), through
+    `add` and `sub` (a few levels): equal results are equal values."""
+    if isinstance(v, ConstantInt):
+        return v.value, ()
+    if depth < 4 and isinstance(v, I.BinaryOp) and v.opcode in ("add", "sub"):
+        a, b = _constant_and_terms(v.lhs, depth + 1), _constant_and_terms(v.rhs, depth + 1)
+        if a is None or b is None:
+            return None
+        sign = 1 if v.opcode == "add" else -1
+        terms = dict(a[1])
+        for k, m in b[1]:
+            terms[k] = terms.get(k, 0) + sign * m
+        return a[0] + sign * b[0], tuple(sorted((k, m) for k, m in terms.items() if m))
+    return 0, ((id(v), 1),)
 
 
 def _invariant(v: Value, lp: Loop) -> bool:
