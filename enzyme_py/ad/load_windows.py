@@ -139,9 +139,8 @@ class LoadWindows:
     def flush(self, st, lp: Loop, after: Block) -> Block:
         """A block adding what still waits when the reversed loop ends, then going to
         `after`: line[j] of a load was read by the last reversed trip's load j elements on."""
-        work = st.ctx.work
-        blk = work.append_block(f"rev.{lp.header.name}.window.flush")
-        b = Builder().position_at_end(blk)
+        b = Builder()
+        blk = leaving_block(st, f"rev.{lp.header.name}.window.flush", b, after)
         for w in self._by_loop[lp]:
             self._slots(st, w)
             for m in w.members[1:]:
@@ -154,10 +153,6 @@ class LoadWindows:
                         T.I64, j * w.step_bytes)])
                     st.accumulation.add(b, m.load.pointer, at, b.load(m.load.type, slot),
                                         m.load.align)
-        b.br(after)
-        reverse_of = st.tape.reverse_of
-        if after in reverse_of:
-            reverse_of[blk] = reverse_of[after]
         return blk
 
     def _slots(self, st, w: Window) -> None:
@@ -169,6 +164,19 @@ class LoadWindows:
             m.shadow = st.ctx.entry_alloca(T.PTR, "window.at")
             m.line = [st.ctx.entry_alloca(ty, f"window.lag{j + 1}", _zero(ty))
                       for j in range(m.lag)]
+
+
+def leaving_block(st, name: str, b: Builder, after: Block) -> Block:
+    """A new block of the reverse sweep named `name` that goes to `after` (the edge leaving a
+    reversed loop), `b` positioned before its branch; it counts as the reverse of the block
+    `after` reverses."""
+    blk = st.ctx.work.append_block(name)
+    b.position_at_end(blk)
+    b.position_before(b.br(after))
+    reverse_of = st.tape.reverse_of
+    if after in reverse_of:
+        reverse_of[blk] = reverse_of[after]
+    return blk
 
 
 def _zero(t: T.Type) -> Value:
@@ -184,15 +192,19 @@ def plan_windows(loops: list[Loop], effects: MemoryEffects, is_active, atomics: 
                  ) -> LoadWindows:
     """The windows of the innermost single-block loops (`is_active` tells active values;
     `atomics`: shadow adds may need atomics, then there are none)."""
+    return LoadWindows([w for lp in single_block_loops(loops, effects, atomics)
+                        for w in _loop_windows(lp, effects, is_active)])
+
+
+def single_block_loops(loops: list[Loop], effects: MemoryEffects, atomics: bool
+                       ) -> list[Loop]:
+    """The innermost loops whose header is their only block and latch, with a preheader and
+    one exit: the loops whose reversed trips these plans rearrange. None where shadow adds
+    may need atomics, or a call may write memory we cannot name."""
     if atomics or effects.writes_unknown_call:
-        return LoadWindows([])
-    out: list[Window] = []
-    for lp in loops:
-        if lp.children or lp.blocks != {lp.header} or lp.latch is not lp.header or \
-                lp.preheader is None or len(lp.exits) != 1:
-            continue
-        out += _loop_windows(lp, effects, is_active)
-    return LoadWindows(out)
+        return []
+    return [lp for lp in loops if not lp.children and lp.blocks == {lp.header} and
+            lp.latch is lp.header and lp.preheader is not None and len(lp.exits) == 1]
 
 
 def _loop_windows(lp: Loop, effects: MemoryEffects, is_active) -> list[Window]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from enzyme_py.ad.adjoint_values import add_values
-from enzyme_py.ad.load_windows import affine_address
+from enzyme_py.ad.load_windows import affine_address, leaving_block, single_block_loops
 from enzyme_py.analysis.loops import Loop, induction_variables
 from enzyme_py.analysis.memory import may_alias, underlying
 from enzyme_py.analysis.memory_effects import MemoryEffects, is_pure_call
@@ -117,17 +117,13 @@ class OverwrittenLoads:
     def flush(self, st, lp: Loop, after: Block) -> Block:
         """A block zeroing S's element of the last reversed trip (no L adjoint stores it),
         then going to `after`."""
-        blk = st.ctx.work.append_block(f"rev.{lp.header.name}.overwritten")
-        b = Builder().position_at_end(blk)
+        b = Builder()
+        blk = leaving_block(st, f"rev.{lp.header.name}.overwritten", b, after)
         for pair in self._by_loop[lp]:
             self._slots(st, pair)
             assert pair.last_at is not None
             value = pair.store.operands[0]
             b.store(zero(value.type), b.load(T.PTR, pair.last_at), pair.store.align)
-        b.br(after)
-        reverse_of = st.tape.reverse_of
-        if after in reverse_of:
-            reverse_of[blk] = reverse_of[after]
         return blk
 
     def _slots(self, st, pair: Pair) -> None:
@@ -143,15 +139,8 @@ def plan_overwrites(loops: list[Loop], effects: MemoryEffects, is_active, atomic
                     ) -> OverwrittenLoads:
     """The pairs of the innermost single-block loops (`is_active` tells active values;
     `atomics`: shadow adds may need atomics, then there are none)."""
-    if atomics or effects.writes_unknown_call:
-        return OverwrittenLoads([])
-    out: list[Pair] = []
-    for lp in loops:
-        if lp.children or lp.blocks != {lp.header} or lp.latch is not lp.header or \
-                lp.preheader is None or len(lp.exits) != 1:
-            continue
-        out += _loop_pairs(lp, is_active)
-    return OverwrittenLoads(out)
+    return OverwrittenLoads([p for lp in single_block_loops(loops, effects, atomics)
+                             for p in _loop_pairs(lp, is_active)])
 
 
 def _loop_pairs(lp: Loop, is_active) -> list[Pair]:

@@ -341,12 +341,12 @@ def _reverse_block(st: ReverseState, block: Block) -> None:
         if not isinstance(inst, I.Phi):
             reverse_instruction(st, inst)
     lp = cf.loops.loop_of.get(block)
-    windowed = st.windows.has(lp) and lp is not None and lp.header is block
-    if windowed:
+    # the plans that rearrange this loop's reversed trips (`load_windows`, `overwritten_loads`)
+    plans = [p for p in (st.windows, st.overwrites) if p.has(lp)] \
+        if lp is not None and lp.header is block else []
+    for plan in plans:
         assert lp is not None
-        st.windows.end_trip(st, lp)
-    if lp is not None and lp.header is block and st.overwrites.has(lp):
-        st.overwrites.end_trip(st, lp)
+        plan.end_trip(st, lp)
     phi_adjoints = {p: st.take_adjoint(p) for p in phis if st.is_active(p)}
     here = b.block
     assert here is not None and st.sweep is not None
@@ -359,10 +359,8 @@ def _reverse_block(st: ReverseState, block: Block) -> None:
         first = b.icmp("eq", riv, ConstantInt(T.I64, 0), name="riv.first")
         assert lp.preheader is not None and lp.latch is not None
         leave = _edge(st, block, lp.preheader, phi_adjoints)
-        if windowed:
-            leave = st.windows.flush(st, lp, leave)
-        if st.overwrites.has(lp):
-            leave = st.overwrites.flush(st, lp, leave)
+        for plan in plans:
+            leave = plan.flush(st, lp, leave)
         back = _edge(st, block, lp.latch, phi_adjoints, decrement=(state, riv))
         b.position_at_end(here)
         b.condbr(first, leave, back)
@@ -400,8 +398,8 @@ def _edge(st: ReverseState, block: Block, pred: Block, phi_adjoints: dict[I.Phi,
     for lp in entering:
         b.position_before(term)
         st.tape.enter_loop(cf.loop_states[lp], edge, block)
-        st.windows.enter(st, lp)
-        st.overwrites.enter(st, lp)
+        for plan in (st.windows, st.overwrites):
+            plan.enter(st, lp)
     return edge
 
 

@@ -6,7 +6,6 @@ JAX; the cases that should form windows are checked to form them."""
 from __future__ import annotations
 
 import math
-import types
 
 import jax
 import jax.numpy as jnp
@@ -14,7 +13,8 @@ import numpy as np
 import pytest
 
 import enzyme_py as ez
-from enzyme_py.ad import load_windows, reverse
+from enzyme_py.ad import load_windows
+from tests.ad.loop_plans import fd_first, gradient_without
 
 jax.config.update("jax_enable_x64", True)
 
@@ -95,16 +95,9 @@ def _grad(f, name=None):
 
 
 def _without_windows(f):
-    """`f`'s gradient compiled with no windows (a fresh function object: its own cache)."""
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_plain")
-    orig = reverse.plan_windows
-    reverse.plan_windows = lambda *a, **k: load_windows.LoadWindows([])
-    try:
-        grad = _grad(g, f.__name__)
-        grad(*_ARGS[f.__name__])  # compiled now, while windows are off
-    finally:
-        reverse.plan_windows = orig
-    return grad
+    """`f`'s gradient compiled with no windows."""
+    return gradient_without("plan_windows", load_windows.LoadWindows([]), f,
+                            _ARGS[f.__name__], _grad)
 
 
 def _windows_formed(f) -> int:
@@ -128,24 +121,13 @@ _ARGS = {
 FORMS = [three_point, gapped, wide, descending, duplicate_loads, ping_pong, mixed_reads]
 
 
-def _fd(f, args, eps=1e-6):
-    u = np.array(args[0], dtype=float)
-    out = np.empty_like(u)
-    for j in range(u.size):
-        up, dn = u.copy(), u.copy()
-        up[j] += eps
-        dn[j] -= eps
-        out[j] = (f(up, *args[1:]) - f(dn, *args[1:])) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("f", FORMS + [in_place], ids=lambda f: f.__name__)
 def test_same_gradient_with_and_without_windows(f) -> None:
     args = _ARGS[f.__name__]
     got = _grad(f)(*args)
     plain = _without_windows(f)(*args)
     np.testing.assert_allclose(got, plain, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(got, _fd(f, args), rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(got, fd_first(f, args), rtol=1e-7, atol=1e-8)
 
 
 @pytest.mark.parametrize("f", FORMS, ids=lambda f: f.__name__)
@@ -196,17 +178,12 @@ def test_in_place_shifts_give_the_plain_gradient(n, d) -> None:
     shift_back = _shifted_back(d)
     args = (u, 0.7, n, 3)
     got = ez.grad(shift_back, argnums=(0, 1))(*args)
-    g = types.FunctionType(shift_back.__code__, shift_back.__globals__, "shift_back_plain")
-    orig = reverse.plan_windows
-    reverse.plan_windows = lambda *a, **k: load_windows.LoadWindows([])
-    try:
-        plain = ez.grad(g, argnums=(0, 1))(*args)
-    finally:
-        reverse.plan_windows = orig
+    plain = gradient_without("plan_windows", load_windows.LoadWindows([]), shift_back, args,
+                             lambda g, _: ez.grad(g, argnums=(0, 1)))(*args)
     np.testing.assert_allclose(got[0], plain[0], rtol=1e-13, atol=1e-15)
     assert got[1] == pytest.approx(plain[1], rel=1e-13, abs=1e-15)
     if n:
-        np.testing.assert_allclose(got[0], _fd(shift_back, args), rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(got[0], fd_first(shift_back, args), rtol=1e-7, atol=1e-8)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 12])
@@ -234,7 +211,7 @@ def test_fewer_trips_than_the_lag(n) -> None:
         u = _U[:n].copy()
         args = (u, _ARGS["three_point"][1][:n], n) if f is three_point else (u, n)
         got = ez.grad(f, argnums=0)(*args)
-        np.testing.assert_allclose(got, _fd(f, args), rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(got, fd_first(f, args), rtol=1e-7, atol=1e-8)
 
 
 def test_heat_stencil_against_jax() -> None:
@@ -255,6 +232,6 @@ def test_float32() -> None:
     u = _U.astype(np.float32)
     k = _ARGS["three_point"][1].astype(np.float32)
     got = ez.grad(three_point)(u, k, 11)
-    want = _fd(three_point, (u.astype(float), k.astype(float), 11))
+    want = fd_first(three_point, (u.astype(float), k.astype(float), 11))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)

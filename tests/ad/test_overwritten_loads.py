@@ -6,27 +6,17 @@ checked to form it, and the others not to."""
 
 from __future__ import annotations
 
-import types
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import enzyme_py as ez
-from enzyme_py.ad import overwritten_loads, reverse
+from enzyme_py.ad import overwritten_loads
+from tests.ad.loop_plans import fd_first, gradient_without
+from tests.ad.test_load_windows import in_place  # Gauss-Seidel: u[i + 1] is read, then written
 
 jax.config.update("jax_enable_x64", True)
-
-
-def smooth_in_place(u0, n):  # Gauss-Seidel: u[i - 1] is this sweep's, u[i + 1] the old one
-    u = u0.copy()
-    for i in range(1, n - 1):
-        u[i] = 0.5 * (u[i - 1] + u[i + 1])
-    s = 0.0
-    for i in range(n):
-        s += u[i] * u[i]
-    return s
 
 
 def heat_numpy(u0, kappa, steps):  # NumPy's in-place slice update, one loop per time step
@@ -71,13 +61,13 @@ def also_read_elsewhere(u0, n):  # another read of the array beside the pair: no
 _RNG = np.random.default_rng(5)
 _U = _RNG.uniform(-1.0, 1.0, 12)
 _ARGS = {
-    "smooth_in_place": (_U, 12),
+    "in_place": (_U, 12),
     "heat_numpy": (_U, _RNG.uniform(0.5, 1.5, 12), 7),
     "shift_down": (_U, 12),
     "two_ahead": (_U, 12),
     "also_read_elsewhere": (_U, 12),
 }
-PAIRED = [smooth_in_place, heat_numpy, shift_down]
+PAIRED = [in_place, heat_numpy, shift_down]
 UNPAIRED = [two_ahead, also_read_elsewhere]
 UNCHECKED = {"shift_down", "also_read_elsewhere"}  # (checks would split the loop's block)
 
@@ -87,16 +77,9 @@ def _grad(f, name=None):
 
 
 def _without_pairs(f):
-    """`f`'s gradient compiled with no pairs (a fresh function object: its own cache)."""
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_plain")
-    orig = reverse.plan_overwrites
-    reverse.plan_overwrites = lambda *a, **k: overwritten_loads.OverwrittenLoads([])
-    try:
-        grad = _grad(g, f.__name__)
-        grad(*_ARGS[f.__name__])  # compiled now, while the pairs are off
-    finally:
-        reverse.plan_overwrites = orig
-    return grad
+    """`f`'s gradient compiled with no pairs."""
+    return gradient_without("plan_overwrites", overwritten_loads.OverwrittenLoads([]), f,
+                            _ARGS[f.__name__], _grad)
 
 
 def _pairs_formed(f, args=None) -> int:
@@ -105,23 +88,12 @@ def _pairs_formed(f, args=None) -> int:
     return text.count(".overwritten:")
 
 
-def _fd(f, args, eps=1e-6):
-    u = np.array(args[0], dtype=float)
-    out = np.empty_like(u)
-    for j in range(u.size):
-        up, dn = u.copy(), u.copy()
-        up[j] += eps
-        dn[j] -= eps
-        out[j] = (f(up, *args[1:]) - f(dn, *args[1:])) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("f", PAIRED + UNPAIRED, ids=lambda f: f.__name__)
 def test_same_gradient_with_and_without_pairs(f) -> None:
     args = _ARGS[f.__name__]
     got = _grad(f)(*args)
     np.testing.assert_allclose(got, _without_pairs(f)(*args), rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(got, _fd(f, args), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, fd_first(f, args), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("f", PAIRED, ids=lambda f: f.__name__)
@@ -154,10 +126,10 @@ def test_short_and_long_loops(n) -> None:
     """One trip (its first reversed trip is its last), two, and sizes the vectorized loop
     runs with a remainder."""
     u = np.random.default_rng(n).uniform(-1.0, 1.0, n)
-    got = _grad(smooth_in_place)(u, n)
-    np.testing.assert_allclose(got, _fd(smooth_in_place, (u, n)), rtol=1e-6, atol=1e-8)
+    got = _grad(in_place)(u, n)
+    np.testing.assert_allclose(got, fd_first(in_place, (u, n)), rtol=1e-6, atol=1e-8)
     down = _grad(shift_down)(u, n)
-    np.testing.assert_allclose(down, _fd(shift_down, (u, n)), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(down, fd_first(shift_down, (u, n)), rtol=1e-6, atol=1e-8)
 
 
 def test_gradient_of_the_overwritten_array_is_seeded_once() -> None:
