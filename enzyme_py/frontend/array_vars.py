@@ -5,8 +5,9 @@ An array variable is a set of entry-block allocas: its data pointer, one extent 
 (in elements) per dimension, and an owner slot for the buffer it owns (see `arrays.heap`).
 
 Invariants: a parameter never rebound and a variable another array variable may view (the
-typer's `shared`) have no owner slot: their buffers are kept until the function's exit (and a
-shared variable cannot take a new buffer inside a loop); binding a lazy computes it into a
+typer's `shared`) have no owner slot: their buffers are kept until the function's exit (inside
+a loop, only where no view of it is taken in that loop: there each binding statement keeps
+one buffer, freeing its previous iteration's, `_loop_slot`); binding a lazy computes it into a
 fresh buffer the variable then owns, and rebinding a variable releases the buffer it owned
 unless the new view reads it; a variable is bound to a view of another variable's memory only
 where the alias analysis knows of it (else an internal error, never a dangling view); reading
@@ -96,19 +97,41 @@ class ArrayVariables:
                 self.heap.rebind(var.owner, None)
         elif own:  # a shared variable keeps every buffer bound to it until the exit
             if self.loops:
-                raise self.src.error(node, f"'{name}' is also reached through another "
-                                     "array variable (an alias or a view), so an array made "
-                                     "inside a loop cannot be bound to it",
-                                     f"update it in place ({name}[...] = ...) or bind the "
-                                     "new array to a name that no other array aliases")
-            slot = self.heap.new_slot(f"{name}.buffer")
-            self.b.store(view.base, slot)  # type: ignore[arg-type]
+                # inside a loop no view of it is taken: this statement's buffer from the
+                # iteration before is no longer read when the next one is bound
+                slot = self._loop_slot(name, node)
+                self.heap.rebind(slot, view.base)
+            else:
+                slot = self.heap.new_slot(f"{name}.buffer")
+                self.b.store(view.base, slot)  # type: ignore[arg-type]
         self.heap.forget(("array variable", name))  # (its view changes: see `_load_array`)
         self.b.store(view.ptr, var.ptr)
         for d, slot in zip(view.dims, var.dims, strict=True):
             self.b.store(d, slot)
         for s_, slot in zip(view.strides, var.strides, strict=True):
             self.b.store(s_, slot)
+
+    def _loop_slot(self, name: str, node: ast.AST | None) -> Value:
+        """The slot of the buffers binding statement `node` gives the shared variable `name`
+        inside a loop: each binding frees the one of the iteration before, the exit the last.
+        Only where no view of `name` is taken anywhere in the outermost loop around `node`
+        (a view taken after the loop reads the last buffer, which stays until the exit);
+        else a compile-time error."""
+        outer = _outermost_loop(self.fdef, node)
+        sites = self.typer.view_sites.get(name, {}).values()
+        inside = {id(n) for n in ast.walk(outer)} if outer is not None else set()
+        if outer is None or any(id(s) in inside for s in sites):
+            raise self.src.error(node, f"'{name}' is also reached through another array "
+                                 "variable (an alias or a view) inside this loop, so an "
+                                 "array made inside the loop cannot be bound to it",
+                                 f"update it in place ({name}[...] = ...), bind the new array "
+                                 "to a name that no other array aliases, or take the view "
+                                 "after the loop")
+        slots = self.__dict__.setdefault("_loop_slots", {})
+        key = id(node)
+        if key not in slots:
+            slots[key] = self.heap.new_slot(f"{name}.loop.buffer")
+        return slots[key]
 
     def _load_array(self, name: str, var: ArrayVar) -> AVal:
         """The variable's view. Within a statement, reads in one block share the values
@@ -131,3 +154,13 @@ class ArrayVariables:
             self.heap.remember(key, (b.block, ptr, dims, strides))
         return AVal(var.type, ptr, list(dims), list(strides),
                     name in self.typer.contiguous_vars, root)
+
+
+def _outermost_loop(fdef: ast.AST, node: ast.AST | None) -> ast.AST | None:
+    """The outermost `for` or `while` statement of `fdef` whose subtree holds `node`."""
+    if node is None:
+        return None
+    for stmt in ast.walk(fdef):
+        if isinstance(stmt, ast.For | ast.While) and any(n is node for n in ast.walk(stmt)):
+            return stmt  # (ast.walk goes breadth first: an outer loop comes before inner)
+    return None

@@ -90,8 +90,10 @@ class Typer(CallTyper, TreeTyper):
         self.fdef_assigned = assigned
         # parameters the body never rebinds (their views read the caller's memory)
         self.fixed_params = {p for p in arg_types if p not in assigned}
-        # array variables whose memory another array variable may view (see `arrays.heap`)
+        # array variables whose memory another array variable may view (see `arrays.heap`),
+        # and where each view of it is taken (the expression, `array_vars`)
         self.shared: set[str] = set()
+        self.view_sites: dict[str, dict[int, ast.AST]] = {}
         # array variables whose every value is C-contiguous (known at compile time)
         self.contiguous_vars: set[str] = {p for p, t in arg_types.items()
                                           if isinstance(t, Array) and not t.strided}
@@ -145,6 +147,7 @@ class Typer(CallTyper, TreeTyper):
         root = self.view_root(value)
         if root is not None and root != name and root not in self.fixed_params:
             self.shared.add(root)  # its buffers must outlive this view (see `arrays.heap`)
+            self.view_sites.setdefault(root, {})[id(value)] = value
         if not self._contiguous_value(value):
             self._not_contiguous.add(name)
         if root is not None:
@@ -346,6 +349,7 @@ class Typer(CallTyper, TreeTyper):
                 root = self.view_root(seq)
                 if root is not None and root not in self.fixed_params:
                     self.shared.add(root)
+                    self.view_sites.setdefault(root, {})[id(seq)] = seq
                 self._not_contiguous.add(target.id)
                 self._may_view.add(target.id)
 

@@ -660,3 +660,81 @@ def positional_dtypes(x):
 def test_constructor_dtype_given_positionally():
     _same(positional_dtypes, V)
     check_grad(positional_dtypes, V, reference=_jax(positional_dtypes))
+
+
+# --- a shared variable rebound inside a loop (array_vars._loop_slot) -----------------------
+
+
+def view_before_the_loop(x):
+    tmp = x * 2.0
+    view = tmp[1:]  # reads the first buffer, kept until the exit
+    for i in range(3):
+        tmp = np.tanh(tmp + x * (i + 1.0))
+    return np.sum(view) + np.sum(tmp)
+
+
+def view_after_the_loop(x):
+    acc = np.zeros_like(x)
+    for i in range(4):
+        acc = np.tanh(acc + x * (i + 1.0))
+    last = acc[1:]  # reads the loop's last buffer
+    return np.sum(last * last)
+
+
+def views_between_loops(x):
+    acc = np.zeros_like(x)
+    for i in range(3):
+        acc = acc + x * (i + 1.0)
+    first = acc[::-1]  # the first loop's last buffer must outlive the second loop
+    for _ in range(2):
+        acc = np.sin(acc) * x
+    return np.sum(first * acc) + np.sum(first)
+
+
+def rows_after_nested_loops(x):
+    acc = np.ones((3, 4))
+    for _ in range(2):
+        for j in range(2):
+            acc = acc * 0.5 + x[j]
+    out = 0.0
+    for row in acc:  # a view of the last buffer, after the loops
+        out += np.sum(row * row)
+    return out
+
+
+@pytest.mark.parametrize("f", [view_before_the_loop, view_after_the_loop, views_between_loops,
+                               rows_after_nested_loops])
+def test_shared_variable_rebound_in_a_loop(f):
+    """A variable that another array views may take new arrays inside a loop in which no
+    view of it is taken: each iteration frees the buffer of the one before (the view, taken
+    before or after the loop, reads a buffer that stays until the exit)."""
+    x = RNG.uniform(-1.0, 1.0, 4)
+    assert ez.jit(f)(x) == pytest.approx(f(x), rel=1e-13)
+    check_grad(f, x)
+
+
+def halving_steps(x, n):
+    acc = np.zeros_like(x)
+    for _ in range(n):
+        acc = acc * 0.5 + x
+    tail = acc[1:]
+    return np.sum(tail)
+
+
+def test_shared_variable_loop_buffers_are_freed():
+    """1000 iterations binding a 0.8 MB array to a variable viewed after the loop: each
+    iteration frees the previous one (1000 buffers would be 800 MB)."""
+    code = textwrap.dedent("""
+        import numpy as np, resource, enzyme_py as ez
+        from tests.frontend.test_array_core import halving_steps
+        g = ez.jit(halving_steps)
+        x = np.ones(100_000)
+        g(x, 10)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        g(x, 1000)
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(after - before)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120, check=True)
+    assert int(r.stdout.strip()) < 50_000  # KiB

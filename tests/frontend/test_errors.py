@@ -93,8 +93,8 @@ def star_args(*xs):
 def aliased_array_in_loop(a):
     s = 0.0
     tmp = np.ones(3)
-    view = tmp[1:]
     for _ in range(3):
+        view = tmp[1:]  # a view taken in the loop that rebinds tmp
         tmp = np.zeros(3)
         s += tmp[0] + view[0]
     return s

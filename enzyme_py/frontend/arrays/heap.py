@@ -13,8 +13,10 @@ create them. Ownership is decided at compile time:
   are) *owns* the buffer bound to it: rebinding it frees the old buffer after the new value
   is computed, and the function's exit frees the last one.
 - A shared variable (`b = a`, `row = X[i]`, `for row in X`) keeps each buffer bound to it
-  until the function exits, in a slot per binding statement; binding one inside a loop is
-  refused at compile time (its buffers would pile up).
+  until the function exits, in a slot per binding statement. Inside a loop where no view of
+  it is taken, a binding statement's slot keeps only its latest buffer (the one of the
+  iteration before is freed: nothing views it); in a loop that takes a view of it, binding
+  is refused at compile time (its buffers would pile up).
 
 Invariants: every buffer is freed exactly once on every path out of the function, error exits
 included (a failed check frees the live temporaries; the exit block frees every slot, and
