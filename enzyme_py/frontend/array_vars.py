@@ -54,6 +54,7 @@ class ArrayVariables:
     fdef: ast.FunctionDef
     heap: Heap
     loops: list
+    loop_slots: dict[int, Value]  # (`_loop_slot`)
 
     def _make_array_var(self, name: str, t: Array) -> ArrayVar:
         a = self.alloca_at
@@ -127,11 +128,10 @@ class ArrayVariables:
                                  f"update it in place ({name}[...] = ...), bind the new array "
                                  "to a name that no other array aliases, or take the view "
                                  "after the loop")
-        slots = self.__dict__.setdefault("_loop_slots", {})
         key = id(node)
-        if key not in slots:
-            slots[key] = self.heap.new_slot(f"{name}.loop.buffer")
-        return slots[key]
+        if key not in self.loop_slots:
+            self.loop_slots[key] = self.heap.new_slot(f"{name}.loop.buffer")
+        return self.loop_slots[key]
 
     def _load_array(self, name: str, var: ArrayVar) -> AVal:
         """The variable's view. Within a statement, reads in one block share the values

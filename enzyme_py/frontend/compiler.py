@@ -136,6 +136,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.b = Builder()
         self.vars: dict[str, object] = {}
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
+        # binding statement (id) -> its slot, for shared variables bound in loops
+        self.loop_slots: dict[int, Value] = {}
         self.loop_depth = 0  # loops of generated code (`counted_loop`) around the builder
         self.unchecked: set[int] = set()  # subscripts proven in bounds (see `versioning`)
         # views whose loads a store redirects, by pointer (see `carried`)
