@@ -7,7 +7,8 @@ the derivative. This rewrite runs on the working copy before activity analysis:
 - `store iN (bitcast F x to iN), p` becomes `store F x, p`;
 - `load iN, p` from memory that holds only floats of width N (or whose bits are bitcast to
   the float F of that width) becomes `load F, p` followed by `bitcast F to iN` (uses that are
-  stores or bitcasts back to F then take the float directly).
+  stores or bitcasts back to F then take the float directly); from memory that holds only
+  floats of a width W that divides N (two float32 copied as one i64), F is `<N/W x float>`.
 
 Invariants: only memory objects whose every typed access (loads, stores, GEP element types) is a
 float of one width are touched (`analysis.float_kinds`); the rewritten function computes the

@@ -47,15 +47,28 @@ class FloatKinds:
 
     def float_of_width(self, objs: frozenset[MemObject], width: int) -> T.Type | None:
         """The float type of `width` bits when every object in `objs` is accessed only as
-        that float (or as an integer of the same width), else None."""
-        want = FLOAT_OF_WIDTH.get(width)
-        if want is None or not objs or UNKNOWN in objs:
+        that float (or as an integer of the same width); or a vector of narrower floats that
+        fills `width` (`<2 x float>` for i64: LLVM copies two float32 as one i64) when every
+        object is accessed only as that float (or as integers of either width); else None."""
+        if not objs or UNKNOWN in objs:
             return None
+        want = FLOAT_OF_WIDTH.get(width)
+        if want is not None and self._only(objs, want, {width}):
+            return want
+        for bits, narrow in FLOAT_OF_WIDTH.items():
+            if bits < width and width % bits == 0 and self._only(objs, narrow, {width, bits}):
+                return T.VectorType(width // bits, narrow)
+        return None
+
+    def _only(self, objs: frozenset[MemObject], want: T.Type, int_widths: set[int]) -> bool:
+        """Every object in `objs` is accessed as `want` and otherwise only as integers of
+        `int_widths` bits."""
         for o in objs:
-            ks = {k for k in self.of(o) if not (isinstance(k, T.IntType) and k.bits == width)}
+            ks = {k for k in self.of(o) if not (isinstance(k, T.IntType) and
+                                                k.bits in int_widths)}
             if ks != {want}:
-                return None
-        return want
+                return False
+        return True
 
     def __str__(self) -> str:
         """One line per memory object: `;   %x: double  ; float*` (all of its accesses are
