@@ -22,7 +22,7 @@ Host code only (plain adds).
 
 Invariants: each element's final adjoint is the one the naive reversal leaves (S's adjoint
 reads every element before anything in the reversed loop writes it; L's adjoint writes each
-element once); the `start` slot holds the reversed loop's first trip number while it runs.
+element once); a loop's `riv.start` slot holds its reversed loop's first trip number while it runs.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ class Pair:
     loop: Loop
     store: I.Store
     load: I.Load
-    start: I.Instruction | None = None  # slot: the first reversed trip's number
     last_at: I.Instruction | None = None  # slot: S's shadow address in the latest trip
 
 
@@ -61,6 +60,7 @@ class OverwrittenLoads:
         self._by_store = {p.store: p for p in pairs}
         self._by_load = {p.load: p for p in pairs}
         self._by_loop: dict[Loop, list[Pair]] = {}
+        self._start: dict[Loop, I.Instruction] = {}  # slot: the first reversed trip's number
         for p in pairs:
             self._by_loop.setdefault(p.loop, []).append(p)
 
@@ -100,19 +100,17 @@ class OverwrittenLoads:
             d = st.take_adjoint(ld)
             sp = st.reverse_shadow(ld.pointer)
             old = b.load(ld.type, sp, ld.align)
-            assert pair.start is not None
             riv = b.load(T.I64, st.cf.loop_states[lp].riv_slot, 8)
-            first = b.icmp("eq", riv, b.load(T.I64, pair.start, 8), name="riv.entered")
+            first = b.icmp("eq", riv, b.load(T.I64, self._start_slot(st, lp), 8),
+                           name="riv.entered")
             held = b.select(first, old, zero(ld.type))
             b.store(add_values(b, held, d), sp, ld.align)
 
     def enter(self, st, lp: Loop) -> None:
         """On an edge entering the reversed loop (after its counter is set)."""
-        for pair in self._by_loop.get(lp, []):
-            self._slots(st, pair)
-            assert pair.start is not None
+        if lp in self._by_loop:
             riv = st.b.load(T.I64, st.cf.loop_states[lp].riv_slot, 8)
-            st.b.store(riv, pair.start, 8)
+            st.b.store(riv, self._start_slot(st, lp), 8)
 
     def flush(self, st, lp: Loop, after: Block) -> Block:
         """A block zeroing S's element of the last reversed trip (no L adjoint stores it),
@@ -127,9 +125,13 @@ class OverwrittenLoads:
         return blk
 
     def _slots(self, st, pair: Pair) -> None:
-        if pair.start is None:
-            pair.start = st.ctx.entry_alloca(T.I64, "riv.start", ConstantInt(T.I64, 0))
+        if pair.last_at is None:
             pair.last_at = st.ctx.entry_alloca(T.PTR, "overwritten.at")
+
+    def _start_slot(self, st, lp: Loop) -> I.Instruction:
+        if lp not in self._start:
+            self._start[lp] = st.ctx.entry_alloca(T.I64, "riv.start", ConstantInt(T.I64, 0))
+        return self._start[lp]
 
 
 # --- planning (pure: reads the function, changes nothing) -----------------------------------

@@ -215,7 +215,7 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
             return lambda idx: c.b.load(etype.ir, line_at(
                 c.b.add(idx[1], ConstantInt(T.I64, q[1]), flags=("nsw",))))
         if q[0] in ahead:
-            copy, lo = ahead[q[0]]
+            copy, lo, _ = ahead[q[0]]
             return lambda idx: c.b.load(etype.ir, b.getelementptr(etype.ir, copy, [
                 c.b.add(idx[1], ConstantInt(T.I64, q[1] - lo), flags=("nsw",))]))
         return _shifted(c, dest, q)
@@ -236,9 +236,7 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
         b.store(x, at)
 
     def row(i: Value) -> None:
-        for r, (copy, lo) in ahead.items():  # row i + r, columns lo .. width + hi - 1
-            span = b.add(width, ConstantInt(T.I64, max(q[1] for q in shifts.values()
-                                                      if q[0] == r) - lo), flags=("nsw",))
+        for r, (copy, lo, span) in ahead.items():  # row i + r, columns lo .. lo + span - 1
             at_row = b.add(i, ConstantInt(T.I64, r), flags=("nsw",))
             c.counted_loop(span, lambda k, copy=copy, lo=lo, at_row=at_row: b.store(
                 b.load(etype.ir, L.element_address(c, dest, [
@@ -256,23 +254,23 @@ def _carried_rows(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift]
     L.when(c, nonempty, lambda: c.counted_loop(rows, row))
     if line is not None:
         c.heap.release(line)
-    for copy, _ in ahead.values():
+    for copy, _, _ in ahead.values():
         c.heap.release(copy)
 
 
 def _rows_ahead(c: Compiling, dest: AVal, shifts: dict[Value, Shift], node: ast.AST
-                ) -> dict[int, tuple[Value, int]]:
+                ) -> dict[int, tuple[Value, int, Value]]:
     """For each row shift r >= 1 of a read: (a buffer for the columns the reads of row i + r
-    address while row i is walked, its first column). A gradient's row loop then touches
+    address while row i is walked, its first column, its length). A gradient's row loop then touches
     the destination only where it stores and one column ahead, so its reverse stores each
     adjoint instead of adding into the element the previous reversed step cleared
     (`ad/overwritten_loads.py`); the copies cost one read of those rows."""
     b = c.b
-    out: dict[int, tuple[Value, int]] = {}
+    out: dict[int, tuple[Value, int, Value]] = {}
     for r in sorted({q[0] for q in shifts.values() if q[0] >= 1}):
         cols = [q[1] for q in shifts.values() if q[0] == r]
         count = b.add(dest.dims[1], ConstantInt(T.I64, max(cols) - min(cols)), flags=("nsw",))
-        out[r] = (c.heap.allocate(dest.type.elem, count, node), min(cols))
+        out[r] = (c.heap.allocate(dest.type.elem, count, node), min(cols), count)
     return out
 
 
