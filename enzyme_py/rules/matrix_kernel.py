@@ -48,7 +48,10 @@ PREFIX = "enzyme_py.gemm."
 ATTRIBUTES = ("nounwind", "memory(argmem: readwrite)")
 OUTPUT_ARGUMENT = 12  # `c`, the only memory the kernel writes
 NR = 8  # columns of a panel: lanes of one vector
-MR = 4  # rows of a register tile
+MR = 8  # rows of the tallest register tile
+#: Heights of the tiles: as many of the tallest as fit, then at most one of each other
+#: (more rows in a tile: more independent sums in flight).
+HEIGHTS = (MR, 4, 2, 1)
 KC = 128  # depth of a block
 BUFFER = 1024  # vectors of the stack buffer for blocks of B (64 KiB of doubles)
 NC = 64  # columns of a block: NC / NR panels
@@ -99,7 +102,6 @@ def kernel_text(elem: str) -> str:
     """The kernel's IR for the float type `elem`."""
     suffix, size = _TYPES[elem]
     v = f"<{NR} x {elem}>"
-    gather = f"llvm.masked.gather.v{NR}{suffix}.v{NR}p0"
     head = f"""
 define internal void @{kernel_name(elem)}(i64 %batch, i64 %m, i64 %n, i64 %k, ptr %a, \
 i64 %a.bs, i64 %a.rs, i64 %a.cs, ptr %b, i64 %b.bs, i64 %b.rs, i64 %b.cs, ptr %c, \
@@ -107,6 +109,7 @@ i64 %c.bs, i64 %c.rs, i64 %c.cs) noinline {{
 entry:
   %buffer = alloca [{BUFFER} x {v}], align 64
   %c.unit = icmp eq i64 %c.cs, 1
+  %b.unit = icmp eq i64 %b.cs, 1
   %q.pos = icmp sgt i64 %batch, 0
   %m.pos = icmp sgt i64 %m, 0
   %n.pos = icmp sgt i64 %n, 0
@@ -114,8 +117,7 @@ entry:
   %qm.pos = and i1 %q.pos, %m.pos
   %nk.pos = and i1 %n.pos, %k.pos
   %work = and i1 %qm.pos, %nk.pos
-  %m.tiles = udiv i64 %m, {MR}
-  %m.tiled = mul i64 %m.tiles, {MR}
+{_row_bounds()}\
   br i1 %work, label %cols.head, label %done
 
 cols.head:                                        ; columns j0 .. j0 + {NC} of C
@@ -156,23 +158,13 @@ pack.panel:                                       ; a panel at a time
 {_lanes("pp", "b")}\
   %pp.skip = mul i64 %pp, %kc
   %pp.base = add i64 %pq.base, %pp.skip
-  br label %pack
+  %pp.col.b = mul i64 %pp.col, %b.cs
+  %pp.vec = and i1 %b.unit, %pp.full
+  br i1 %pp.vec, label %pack.vec, label %pack.part
 
-pack:
-  %r = phi i64 [ 0, %pack.panel ], [ %r.next, %pack ]
-  %r.row = add i64 %p0, %r
-  %r.off = mul i64 %r.row, %b.rs
-  %r.at = getelementptr {elem}, ptr %pq.b, i64 %r.off
-  %r.ptrs = getelementptr {elem}, ptr %r.at, <{NR} x i64> %pp.b.lanes
-  %r.vec = call {v} @{gather}(<{NR} x ptr> align {size} %r.ptrs, <{NR} x i1> %pp.mask, \
-{v} zeroinitializer)
-  %r.index = add i64 %pp.base, %r
-  %r.slot = getelementptr {v}, ptr %buffer, i64 %r.index
-  store {v} %r.vec, ptr %r.slot, align 64
-  %r.next = add i64 %r, 1
-  %r.more = icmp slt i64 %r.next, %kc
-  br i1 %r.more, label %pack, label %pack.panel.next
-
+pack.part:
+  br i1 %b.unit, label %pack.masked, label %pack.other
+{_pack_loop(elem, size, "vec")}{_pack_loop(elem, size, "masked")}{_pack_loop(elem, size, "other")}
 pack.panel.next:
   %pp.next = add i64 %pp, 1
   %pp.more = icmp slt i64 %pp.next, %panels
@@ -184,14 +176,9 @@ pack.batch.next:
   br i1 %pq.more, label %pack.batch, label %tiles.head
 
 tiles.head:
-  %any.tiles = icmp sgt i64 %m.tiled, 0
-  br i1 %any.tiles, label %t{MR}.head, label %rest.check
+  br label %rows{HEIGHTS[0]}.check
 """
     tail = f"""
-rest.check:
-  %any.rest = icmp slt i64 %m.tiled, %m
-  br i1 %any.rest, label %t1.head, label %group.next
-
 group.next:
   %g0.next = add i64 %g0, %gs
   %g0.more = icmp slt i64 %g0.next, %batch
@@ -212,11 +199,65 @@ done:
 }}
 
 {_declarations(elem)}"""
-    tiles = _rows(elem, size, MR, first="0", entry="tiles.head", bound="%m.tiled",
-                  after="rest.check")
-    rest = _rows(elem, size, 1, first="%m.tiled", entry="rest.check", bound="%m",
-                 after="group.next")
-    return head + tiles + rest + tail
+    rows = []
+    for at, height in enumerate(HEIGHTS):
+        first = f"%m.to{HEIGHTS[at - 1]}" if at else "0"
+        after = f"rows{HEIGHTS[at + 1]}.check" if height > 1 else "group.next"
+        rows.append(f"""
+rows{height}.check:                                   ; rows {first} .. %m.to{height}
+  %any{height} = icmp slt i64 {first}, %m.to{height}
+  br i1 %any{height}, label %t{height}.head, label %{after}
+""")
+        rows.append(_rows(elem, size, height, first=first, entry=f"rows{height}.check",
+                          bound=f"%m.to{height}", after=after))
+    return head + "".join(rows) + tail
+
+
+def _row_bounds() -> str:
+    """IR lines for `%m.to<h>` per tile height h of `HEIGHTS`: the rows that tiles of that
+    height or a taller one cover (the tallest take all they can, each shorter one at most
+    one tile of what is left; `%m.to1` is m)."""
+    out, before = [], "0"
+    for h in HEIGHTS:
+        out.append(f"  %m.left{h} = sub i64 %m, {before}\n"
+                   f"  %m.tiles{h} = udiv i64 %m.left{h}, {h}\n"
+                   f"  %m.took{h} = mul i64 %m.tiles{h}, {h}\n"
+                   f"  %m.to{h} = add i64 {before}, %m.took{h}\n")
+        before = f"%m.to{h}"
+    return "".join(out)
+
+
+def _pack_loop(elem: str, size: int, how: str) -> str:
+    """The loop that copies the block's rows of panel `%pp` of B into the buffer, by B's
+    layout: `vec` (columns contiguous, the panel full: plain vector loads), `masked`
+    (columns contiguous: a masked load) or `other` (any strides: a masked gather); lanes
+    past n are zero."""
+    suffix = _TYPES[elem][0]
+    v = f"<{NR} x {elem}>"
+    r = f"r.{how}"
+    read = {
+        "vec": f"  %{r}.vec = load {v}, ptr %{r}.first, align {size}\n",
+        "masked": f"  %{r}.vec = call {v} @llvm.masked.load.v{NR}{suffix}.p0(ptr align {size} "
+                  f"%{r}.first, <{NR} x i1> %pp.mask, {v} zeroinitializer)\n",
+        "other": f"  %{r}.ptrs = getelementptr {elem}, ptr %{r}.at, <{NR} x i64> %pp.b.lanes\n"
+                 f"  %{r}.vec = call {v} @llvm.masked.gather.v{NR}{suffix}.v{NR}p0(<{NR} x ptr> "
+                 f"align {size} %{r}.ptrs, <{NR} x i1> %pp.mask, {v} zeroinitializer)\n",
+    }[how]
+    return f"""
+pack.{how}:
+  %{r} = phi i64 [ 0, %pack.{'part' if how != 'vec' else 'panel'} ], [ %{r}.next, %pack.{how} ]
+  %{r}.row = add i64 %p0, %{r}
+  %{r}.off = mul i64 %{r}.row, %b.rs
+  %{r}.at = getelementptr {elem}, ptr %pq.b, i64 %{r}.off
+  %{r}.first = getelementptr {elem}, ptr %{r}.at, i64 %pp.col.b
+{read}\
+  %{r}.index = add i64 %pp.base, %{r}
+  %{r}.slot = getelementptr {v}, ptr %buffer, i64 %{r}.index
+  store {v} %{r}.vec, ptr %{r}.slot, align 64
+  %{r}.next = add i64 %{r}, 1
+  %{r}.more = icmp slt i64 %{r}.next, %kc
+  br i1 %{r}.more, label %pack.{how}, label %pack.panel.next
+"""
 
 
 def _lanes(panel: str, of: str) -> str:
