@@ -16,14 +16,16 @@ passes `B.T` as `b` with its strides swapped.
 
 How it runs: columns of C in blocks of `NC` and depth in blocks of `KC`; for as many
 matrices of the batch as fit in a stack buffer of `BUFFER` vectors, the blocks of B are
-gathered, a panel of `NR` columns (one vector) at a time (lanes past n are zero); then for
-each group of `MR` rows, and within it for each of those matrices (so rows of A and C whose
+copied there, a panel of `NR` columns (one vector) at a time (lanes past n are zero; vector
+loads where B's columns are contiguous, masked gathers otherwise); then for each group of
+`MR` rows, and within it for each of those matrices (so rows of A and C whose
 batch axis lies between their row and column axes are read in memory order), an `MR x NR`
 tile per panel is kept in vector registers: loaded from C (plain vector loads where C's
 rows are contiguous and the panel is full, masked loads where they are contiguous and the
 panel is C's last, part full, masked gathers otherwise; a last panel of at most `NARROW`
 columns takes a tile that narrow), the block's products added (A's element splatted times
-B's vector), and stored back the same way; leftover rows go one at a time. Each element's
+B's vector), and stored back the same way; leftover rows take one tile of each shorter height of
+`HEIGHTS` that fits (4, 2, 1 rows). Each element's
 sum still runs over p in order: a block starts from what the previous one stored. Where C
 is the same matrix for several q (stride 0: a broadcast operand's adjoint), its elements
 take the products of those q one tile after another.
