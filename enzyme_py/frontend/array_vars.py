@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.ftypes import Array
-from enzyme_py.frontend.values import AVal
+from enzyme_py.frontend.values import AVal, c_strides
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.values import Value
@@ -150,7 +150,10 @@ class ArrayVariables:
         else:
             ptr = b.load(T.PTR, var.ptr, name=name)
             dims = [b.load(T.I64, d) for d in var.dims]
-            strides = [b.load(T.I64, s) for s in var.strides]
+            # (a contiguous variable's strides are products of its extents: computed here,
+            # they are known to be, so its axes join into one loop: `lazy.view_joins`)
+            strides = c_strides(b, dims) if name in self.typer.contiguous_vars else \
+                [b.load(T.I64, s) for s in var.strides]
             self.heap.remember(key, (b.block, ptr, dims, strides))
         return AVal(var.type, ptr, list(dims), list(strides),
                     name in self.typer.contiguous_vars, root)

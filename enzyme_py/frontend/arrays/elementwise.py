@@ -79,7 +79,12 @@ def _applied(c: Compiling, parts: list[Any], dims: list[Value], elem: Scalar,
         moved = [broadcast_to(c, p, new_dims) if isinstance(p, Lazy) else p for p in parts]
         return _applied(c, moved, list(new_dims), elem, rule, operand_types, reads)
 
-    out = Lazy(Array(elem, len(dims)), dims, element, reads, rebroadcast=rebroadcast)
+    joins = frozenset(range(len(dims) - 1))
+    for p in parts:
+        if isinstance(p, Lazy):
+            joins &= p.joins
+    out = Lazy(Array(elem, len(dims)), dims, element, reads, rebroadcast=rebroadcast,
+               joins=joins)
     assume = tuple(a for p in parts if isinstance(p, Lazy) and p.fast is not None
                    for a in p.assume)
     if assume:  # the fast form: every operand in its fast form

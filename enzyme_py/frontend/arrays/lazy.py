@@ -28,6 +28,7 @@ from enzyme_py.frontend.arrays import loops
 from enzyme_py.frontend.ftypes import Array, Scalar
 from enzyme_py.frontend.values import AVal, SVal, add_i64, c_strides, convert, mul_i64
 from enzyme_py.ir import types as T
+from enzyme_py.ir.instructions import BinaryOp
 from enzyme_py.ir.values import ConstantInt, Value
 
 if TYPE_CHECKING:
@@ -50,6 +51,10 @@ class Lazy:
     # conditions in `assume` hold): plain strides, which vectorize; see `versioned`
     fast: Lazy | None = None
     assume: tuple[Value, ...] = ()
+    # axes k whose index pair (i_k, i_k+1) the element reads only as one flat index
+    # i_k * d_k+1 + i_k+1: element(idx) is element(idx with 0 at k and that index at k + 1),
+    # so a consumer may run axes k and k + 1 as one loop (see `loops.joined_nest`)
+    joins: frozenset[int] = frozenset()
 
 
 ArrayValue = Union[AVal, Lazy]  # noqa: UP007 - a runtime alias
@@ -80,7 +85,9 @@ def element_address(c: Compiling, v: AVal, idx: list[Value]) -> Value:
     return b.getelementptr(v.type.elem.ir, v.ptr, [flat])
 
 
-def of_view(c: Compiling, v: AVal) -> Lazy:
+def of_view(c: Compiling, v: AVal, joins: frozenset[int] | None = None) -> Lazy:
+    """`v` read element by element; `joins` (default: `view_joins(v)`) as `Lazy.joins`."""
+
     def element(idx: list[Value]) -> Value:
         redirected = c.carried.get(v.ptr)  # (a store reads this view its own way: `writes`)
         if redirected is not None:
@@ -88,7 +95,34 @@ def of_view(c: Compiling, v: AVal) -> Lazy:
         return c.b.load(v.type.elem.ir, element_address(c, v, idx))
 
     return Lazy(v.type.value, list(v.dims), element, [v],
-                rebroadcast=lambda dims: _broadcast_leaf(c, v, dims))
+                rebroadcast=lambda dims: _broadcast_leaf(c, v, dims),
+                joins=view_joins(v) if joins is None else joins)
+
+
+def view_joins(v: AVal, dims: list[Value] | None = None) -> frozenset[int]:
+    """The axes k of `v` whose stride is known at compile time to be the next axis's
+    stride times its extent (`dims`, default v's own): element (.., i, j, ..) is at the
+    flat index i * d + j of axis k + 1. A C-contiguous view joins every axis."""
+    n = len(v.dims)
+    if v.contiguous:
+        return frozenset(range(n - 1))
+    dims = v.dims if dims is None else dims
+    return frozenset(k for k in range(n - 1)
+                     if _is_product(v.strides[k], v.strides[k + 1], dims[k + 1]))
+
+
+def _is_product(s: Value, inner: Value, d: Value) -> bool:
+    """Whether `s` is known to equal `inner * d` (both stride 0, `d` itself for an inner
+    stride of 1, the very `mul` of the two, or constants)."""
+    if isinstance(s, ConstantInt) and isinstance(inner, ConstantInt):
+        if s.value == 0 and inner.value == 0:
+            return True
+        if isinstance(d, ConstantInt):
+            return s.value == inner.value * d.value
+    if isinstance(inner, ConstantInt) and inner.value == 1 and s is d:
+        return True
+    return (isinstance(s, BinaryOp) and s.opcode == "mul"
+            and {id(s.lhs), id(s.rhs)} == {id(inner), id(d)})
 
 
 def _broadcast_leaf(c: Compiling, v: AVal, dims: list[Value]) -> Lazy:
@@ -96,7 +130,11 @@ def _broadcast_leaf(c: Compiling, v: AVal, dims: list[Value]) -> Lazy:
     out = of_view(c, general)
     out.rebroadcast = lambda more: _broadcast_leaf(c, v, more)  # from the original view
     if assume:
-        out.fast, out.assume = of_view(c, fast), tuple(assume)
+        # (the fast form holds where each run-time extent equals the broadcast one, so its
+        # strides are checked against v's own extents)
+        off = len(dims) - len(v.dims)
+        out.fast, out.assume = of_view(c, fast, view_joins(fast, [*dims[:off], *v.dims])), \
+            tuple(assume)
     return out
 
 
@@ -185,8 +223,8 @@ def converted(c: Compiling, v: Lazy, elem: Scalar) -> Lazy:
     def element(idx: list[Value]) -> Value:
         return convert(c.b, SVal(v.type.elem, v.element(idx)), elem).v
 
-    return with_fast(Lazy(Array(elem, v.type.ndim), v.dims, element, v.reads), v,
-                     lambda f: converted(c, f, elem))
+    return with_fast(Lazy(Array(elem, v.type.ndim), v.dims, element, v.reads,
+                          joins=v.joins), v, lambda f: converted(c, f, elem))
 
 
 # --- broadcasting ---------------------------------------------------------------------------
@@ -246,13 +284,15 @@ def broadcast_to(c: Compiling, v: Lazy, dims: list[Value]) -> Lazy:
               if s is not None and not isinstance(s, ConstantInt)]
     if assume and v.mask is None:  # nothing stretches: read v at the index as it is
         base = v.fast or v
-        out.fast = Lazy(out.type, list(dims), lambda idx: base.element(idx[off:]), v.reads)
+        out.fast = Lazy(out.type, list(dims), lambda idx: base.element(idx[off:]), v.reads,
+                        joins=frozenset(k + off for k in base.joins))
         out.assume = (*v.assume, *assume)
     return out
 
 
 def scalar_lazy(c: Compiling, s: SVal, dims: list[Value]) -> Lazy:
-    return Lazy(Array(s.type, len(dims)), list(dims), lambda idx: s.v)
+    return Lazy(Array(s.type, len(dims)), list(dims), lambda idx: s.v,
+                joins=frozenset(range(len(dims) - 1)))
 
 
 # --- materialization ------------------------------------------------------------------------
@@ -280,7 +320,10 @@ def store_elements(c: Compiling, dest: AVal, v: Lazy) -> None:
             x = convert(c.b, SVal(form.type.elem, form.element(idx)), elem).v
             c.b.store(x, element_address(c, dest, idx))
 
-        loops.nest(c, list(dest.dims), body)
+        if c.carried:  # (a redirected read takes its own indexes)
+            loops.nest(c, list(dest.dims), body)
+        else:
+            loops.joined_nest(c, list(dest.dims), form.joins & view_joins(dest), body)
 
     versioned(c, v, emit)
 

@@ -201,7 +201,7 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
             c.b.store(combine(c, kind, acc_elem, c.b.load(acc_elem.ir, acc), element(idx)),
                       acc)
 
-        loops.nest(c, src.dims, body)
+        loops.joined_nest(c, src.dims, frozenset() if c.carried else src.joins, body)
         total = SVal(acc_elem, c.b.load(acc_elem.ir, acc))
         return _finish(c, kind, total, src.dims, axes)
     kept = [k for k in range(len(src.dims)) if k not in axes]

@@ -71,6 +71,8 @@ def _slice(c: Compiling, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]
     (no broadcast check, no stride select)."""
     key = None
     parts = (s.lower, s.upper, s.step)
+    if parts == (None, None, None):  # `:` is the axis itself (so its extent stays `dim`)
+        return _ZERO, dim, _ONE
     if all(p is None or _constant_int(p) is not None for p in parts):
         key = ("slice", id(dim), *(None if p is None else _constant_int(p) for p in parts))
         got = c.heap.remembered(key)
