@@ -919,3 +919,46 @@ def test_max_and_min_in_a_gradient_module_give_numpy_s_values_and_jax_s_gradient
 
 def lambda_max_columns(X):
     return np.sum(np.max(X, axis=0) * np.arange(1.0, 6.0))
+
+
+def weighted_max_over_rows_and_depth(Q):
+    return np.sum(np.max(Q, axis=(0, 2)) * np.arange(1.0, Q.shape[1] + 1.0))
+
+
+def weighted_min_of_rows(X):
+    return np.sum(np.min(X, axis=1) * np.arange(1.0, X.shape[0] + 1.0))
+
+
+def _first_extreme_places(Q, axes, pick):
+    """Where NumPy's scan finds the extreme of each kept index: its first NaN, else the
+    first value equal to the extreme (row-major over `axes`)."""
+    moved = np.moveaxis(Q, axes, list(range(len(axes))))
+    flat = moved.reshape(-1, *moved.shape[len(axes):])
+    extreme = pick(flat, axis=0)
+    hit = (flat == extreme) | np.isnan(flat)
+    return np.argmax(hit, axis=0), moved.shape[:len(axes)]
+
+
+def test_a_gradient_s_extreme_goes_to_the_scan_s_place_with_nans_ties_and_signed_zeros():
+    # `_extreme` runs llvm.maximum / llvm.minimum and then the first place equal to the
+    # extreme or NaN: the scan's place, also for +0 / -0 (equal, so the first zero wins)
+    rng = np.random.default_rng(12)
+    Q = np.round(rng.standard_normal((3, 5, 4)))
+    Q[1, 0, 2] = np.nan
+    Q[:, 3, :] = 0.0
+    Q[0, 3, 0], Q[2, 3, 1] = -0.0, 0.0
+    got = enzyme_py.grad(weighted_max_over_rows_and_depth)(Q)
+    places, shape = _first_extreme_places(Q, (0, 2), np.max)
+    want = np.zeros_like(Q)
+    for j, p in enumerate(places):
+        i, k = np.unravel_index(p, shape)
+        want[i, j, k] = j + 1.0
+    np.testing.assert_array_equal(got, want)
+    X = np.round(rng.standard_normal((6, 7)))
+    X[2, 4] = np.nan
+    X[4, :] = np.array([0.0, -0.0, 3.0, -0.0, 0.0, 5.0, 1.0])
+    got = enzyme_py.grad(weighted_min_of_rows)(X)
+    places, _ = _first_extreme_places(X.T, (0,), np.min)
+    want = np.zeros_like(X)
+    want[np.arange(6), places] = np.arange(1.0, 7.0)
+    np.testing.assert_array_equal(got, want)
