@@ -80,3 +80,23 @@ def test_gradients_through_joined_loops_equal_jax(shape):
     check_grad(scaled_shift, *_args3(*shape), argnums=(0, 1, 2))
     x, m = RNG.standard_normal((shape[0], shape[2])), RNG.standard_normal(shape[1:])
     check_grad(outer_difference, x, m, argnums=(0, 1))
+
+
+def batched_products(ls, xc):
+    return np.sum(np.einsum("kji,nki->nkj", ls, xc) ** 2)
+
+
+def _memsets_in(text: str, name: str) -> int:
+    """Calls of memset in the body of function `@name` of the IR `text`."""
+    body = text[text.index(f"@{name}("):]
+    return body[:body.index("\n}")].count("call void @llvm.memset")
+
+
+def test_a_fresh_buffer_is_zeroed_by_one_memset_not_one_per_row():
+    # (the kernel adds into the einsum's fresh (n, k, d) result: its zero fill joins all
+    # axes, so the gradient's forward sweep and its shadow each take one memset, where a
+    # fill row by row took n * k calls of 8 * d bytes)
+    ls, xc = RNG.standard_normal((4, 3, 3)), RNG.standard_normal((6, 4, 3))
+    text = show(batched_products, ls, xc, stage="optimized", argnums=(0, 1), preoptimize=True)
+    assert _memsets_in(text, "batched_products") == 1
+    check_grad(batched_products, ls, xc, argnums=(0, 1))

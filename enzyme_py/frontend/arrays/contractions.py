@@ -208,9 +208,7 @@ def contract(c: Any, operands: list[Any], inputs: list[str], output: str, elem: 
         _nest(c, outer, ext, {}, element)
         return out if out is not None else SVal(elem, b.load(elem.ir, slot))
     assert out is not None
-    zero = const(elem, 0).v
-    _nest(c, list(output), ext, {},
-          lambda at: c.b.store(zero, L.element_address(c, out, [at[ch] for ch in output])))
+    zero_fill(c, out)
 
     def accumulate(at: dict[str, Value]) -> None:
         where = L.element_address(c, out, [at[ch] for ch in output])

@@ -328,6 +328,13 @@ def store_elements(c: Compiling, dest: AVal, v: Lazy) -> None:
     versioned(c, v, emit)
 
 
+def fill(c: Compiling, out: AVal, value: Value) -> None:
+    """Every element of the view `out` set to `value` (joined axes run as one loop, so a
+    C-contiguous `out` is one loop, which LLVM makes one memset for zero, not one per row)."""
+    loops.joined_nest(c, out.dims, view_joins(out),
+                      lambda idx: c.b.store(value, element_address(c, out, idx)))
+
+
 def materialize(c: Compiling, v: ArrayValue, node: ast.AST) -> AVal:
     """`v` as a view; a `Lazy` is computed into a fresh buffer."""
     if isinstance(v, AVal):

@@ -237,8 +237,7 @@ def _row_updates(c: Compiling, av: AVal, bv: AVal, out: AVal, elem: Scalar) -> N
 
 def zero_fill(c: Compiling, out: AVal) -> None:
     """Every element of the view `out` set to zero."""
-    zero = const(out.type.elem, 0).v
-    loops.nest(c, out.dims, lambda idx: c.b.store(zero, L.element_address(c, out, idx)))
+    L.fill(c, out, const(out.type.elem, 0).v)
 
 
 def _accumulate(c: Compiling, out: AVal, idx: list[Value], elem: Scalar, x: Value,

@@ -221,7 +221,7 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
         else [src.dims[k] for k in kept]
     out = L.fresh(c, Array(acc_elem, len(out_dims)), out_dims, node)
     ident = _identity(kind, acc_elem)
-    loops.nest(c, out.dims, lambda idx: c.b.store(ident, L.element_address(c, out, idx)))
+    L.fill(c, out, ident)
 
     def along(form: L.Lazy) -> None:
         element = element_of(form)
@@ -303,11 +303,8 @@ def _extreme(c: Any, kind: str, elem: Scalar, dims: list[Value], axes: tuple[int
         def at_of(o: list[Value]) -> Value:
             return L.element_address(c, where, o)
 
-        def start(o: list[Value]) -> None:
-            b.store(ident, best_of(o))
-            b.store(none, at_of(o))
-
-        loops.nest(c, kept_dims, start)
+        L.fill(c, scan, ident)
+        L.fill(c, where, none)
     extreme = "maximum" if kind == "max" else "minimum"
 
     def widen(idx: list[Value]) -> None:
