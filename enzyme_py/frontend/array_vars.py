@@ -25,7 +25,7 @@ from enzyme_py.frontend.ftypes import Array
 from enzyme_py.frontend.values import AVal, c_strides
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
-from enzyme_py.ir.values import Value
+from enzyme_py.ir.values import Argument, ConstantInt, Value
 
 if TYPE_CHECKING:
     from enzyme_py.frontend.arrays.heap import Heap
@@ -55,6 +55,8 @@ class ArrayVariables:
     heap: Heap
     loops: list
     loop_slots: dict[int, Value]  # (`_loop_slot`)
+    once_bound: frozenset[str]  # names bound at one site compiled once (`binding_sites`)
+    known_layouts: dict[str, tuple[list[Value | None], list[Value | None]]]  # by name
 
     def _make_array_var(self, name: str, t: Array) -> ArrayVar:
         a = self.alloca_at
@@ -106,6 +108,9 @@ class ArrayVariables:
                 slot = self.heap.new_slot(f"{name}.buffer")
                 self.b.store(view.base, slot)  # type: ignore[arg-type]
         self.heap.forget(("array variable", name))  # (its view changes: see `_load_array`)
+        if name in self.once_bound:  # every value it holds gets these extents and strides
+            self.known_layouts[name] = ([_lasting(d) for d in view.dims],
+                                        [_lasting(s) for s in view.strides])
         self.b.store(view.ptr, var.ptr)
         for d, slot in zip(view.dims, var.dims, strict=True):
             self.b.store(d, slot)
@@ -149,14 +154,25 @@ class ArrayVariables:
             _, ptr, dims, strides = got
         else:
             ptr = b.load(T.PTR, var.ptr, name=name)
-            dims = [b.load(T.I64, d) for d in var.dims]
-            # (a contiguous variable's strides are products of its extents: computed here,
-            # they are known to be, so its axes join into one loop: `lazy.view_joins`)
+            # (an extent or stride known at its one binding is used as it is: see
+            # `binding_sites`; a contiguous variable's strides are products of its extents:
+            # computed here, they are known to be, so its axes join into one loop)
+            known_dims, known_strides = self.known_layouts.get(
+                name, ([None] * len(var.dims), [None] * len(var.strides)))
+            dims = [k if k is not None else b.load(T.I64, d)
+                    for k, d in zip(known_dims, var.dims, strict=True)]
             strides = c_strides(b, dims) if name in self.typer.contiguous_vars else \
-                [b.load(T.I64, s) for s in var.strides]
+                [k if k is not None else b.load(T.I64, s)
+                 for k, s in zip(known_strides, var.strides, strict=True)]
             self.heap.remember(key, (b.block, ptr, dims, strides))
         return AVal(var.type, ptr, list(dims), list(strides),
                     name in self.typer.contiguous_vars, root)
+
+
+def _lasting(v: Value) -> Value | None:
+    """`v` where it is the same value wherever the function reads it (a constant or one of
+    the function's arguments), else None."""
+    return v if isinstance(v, ConstantInt | Argument) else None
 
 
 def _outermost_loop(fdef: ast.AST, node: ast.AST | None) -> ast.AST | None:

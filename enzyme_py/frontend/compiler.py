@@ -36,6 +36,7 @@ from enzyme_py.frontend.array_vars import ArrayVar, ArrayVariables
 from enzyme_py.frontend.arrays import lazy as L
 from enzyme_py.frontend.arrays import views, writes
 from enzyme_py.frontend.arrays.heap import Heap
+from enzyme_py.frontend.binding_sites import once_bound
 from enzyme_py.frontend.custom_ir import compile_custom
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.expressions import ExpressionCompiler
@@ -138,6 +139,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
         # binding statement (id) -> its slot, for shared variables bound in loops
         self.loop_slots: dict[int, Value] = {}
+        self.once_bound = once_bound(self.fdef, self.typer.unrolled)
+        self.known_layouts: dict[str, tuple[list[Value | None], list[Value | None]]] = {}
         self.loop_depth = 0  # loops of generated code (`counted_loop`) around the builder
         self.unchecked: set[int] = set()  # subscripts proven in bounds (see `versioning`)
         # views whose loads a store redirects, by pointer (see `carried`)
