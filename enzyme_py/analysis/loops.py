@@ -227,12 +227,15 @@ def trip_count(lp: Loop, dom: Dominators) -> TripCount | None:
     """
     if not lp.is_simplified:
         return None
-    for x in lp.exiting:
-        if dom.dominates(x, lp.latch):  # type: ignore[arg-type]
-            tc = _exit_test(lp, x)
-            if tc is not None:
-                return tc
-    return None
+    found = [tc for x in lp.exiting if dom.dominates(x, lp.latch)  # type: ignore[arg-type]
+             for tc in [_exit_test(lp, x)] if tc is not None]
+    # An `iv != bound` test bounds the count only where the IV reaches `bound`: one that
+    # another exit ends first (`for i in range(k, n): ... if i == 2: return`, k > 2) would
+    # count up to the IV's wrap (a tape size that overflows). A comparison (`i < n`) bounds
+    # the count whatever the IV's start, so it is taken where a loop has one.
+    ordered = [tc for tc in found if tc.predicate != "ne"] + \
+        [tc for tc in found if tc.predicate == "ne"]
+    return ordered[0] if ordered else None
 
 
 def _exit_test(lp: Loop, x: Block) -> TripCount | None:

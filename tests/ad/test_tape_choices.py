@@ -269,3 +269,27 @@ def test_summed_adjoints_meet_the_preheader_reverse(n, m) -> None:
     df(t, dt, y, dy, n, m, 1.0)
     np.testing.assert_allclose(dt, np.sum(y) + 2 * t, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(dy, np.full(m, np.sum(t)), rtol=1e-12, atol=1e-12)
+
+
+def diagonal_from_the_middle(x, n, s):
+    a = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            a[i, j] = x[j]
+    for i in range(n // 2, n):
+        a[i, i] = math.tanh(a[2, 1])
+        if i == 2:  # (never true from n // 2 > 2: the loop's other exit ends it)
+            return s
+    return a[3, 1] + a[5, 5]
+
+
+def test_a_loop_with_an_equality_exit_it_never_reaches_tapes_its_real_trips():
+    # (loop fuzz seed 5149: the tape was sized by `i != 2` counted from i = 4, a count that
+    # wraps, so the gradient wrote past a 0-byte tape)
+    x = np.linspace(-0.5, 0.5, 8)
+    for _ in range(5):
+        g = ez.grad(diagonal_from_the_middle, argnums=(0, 2))(x, 8, 0.1)
+    want = np.zeros(8)
+    want[1] = 1.0 + (1.0 - np.tanh(x[1]) ** 2)  # a[3, 1] = x[1], a[5, 5] = tanh(x[1])
+    np.testing.assert_allclose(g[0], want, rtol=1e-14)
+    assert g[1] == 0.0

@@ -182,6 +182,38 @@ def test_loop_with_two_exits_has_an_upper_bound() -> None:
     assert not tc.tested_next and tc.bound is fn.args[1]
 
 
+EQUALITY_EXIT_FIRST = """
+define double @f(ptr %a, i64 %k, i64 %n) {
+entry:
+  br label %body
+body:
+  %i = phi i64 [ %k, %entry ], [ %i.next, %latch ]
+  %p = getelementptr double, ptr %a, i64 %i
+  store double 1.0, ptr %p
+  %hit = icmp eq i64 %i, 2
+  br i1 %hit, label %early, label %latch
+latch:
+  %i.next = add nsw i64 %i, 1
+  %more = icmp slt i64 %i.next, %n
+  br i1 %more, label %body, label %done
+early:
+  ret double 0.0
+done:
+  ret double 1.0
+}
+"""
+
+
+def test_a_comparison_exit_bounds_the_count_before_an_equality_exit() -> None:
+    # `i == 2` comes first but bounds the count only where i reaches 2; from k > 2 it would
+    # count to the IV's wrap (loop fuzz seed 5149: a tape sized by a wrapped count,
+    # then written past its end); `i + 1 < n` bounds it from any start
+    fn, dom, info = _fn(EQUALITY_EXIT_FIRST)
+    (lp,) = info.loops
+    tc = trip_count(lp, dom)
+    assert tc is not None and tc.predicate == "slt" and tc.bound is fn.args[2]
+
+
 WHILE_DATA = """
 define double @f(double %x) {
 entry:

@@ -33,7 +33,7 @@ from enzyme_py.frontend.arrays import loops
 from enzyme_py.frontend.arrays.elementwise import lift
 from enzyme_py.frontend.arrays.registry import EmitCall, TypeCall, array_function
 from enzyme_py.frontend.ftypes import BOOL, F64, I64, Array, FType, Scalar
-from enzyme_py.frontend.values import SVal, add_i64, c_strides, const, convert, mul_i64
+from enzyme_py.frontend.values import AVal, SVal, add_i64, c_strides, const, convert, mul_i64
 from enzyme_py.ir import types as T
 from enzyme_py.ir.values import ConstantInt, Value, const_float
 from enzyme_py.rules.mathcalls import emit_math
@@ -196,7 +196,12 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
         return element
 
     if kind in ("max", "min") and acc_elem.is_float and c.session.reverse_mode:
-        return _extreme(c, kind, acc_elem, src.dims, axes, keepdims, element_of(src), node)
+        # (its two passes must read the same numbers: computed elements are stored first,
+        # since code computing them may round differently in a vector loop and its scalar
+        # remainder, or in a vector math call and a scalar one)
+        stored = v if isinstance(v, AVal) else L.materialize(c, src, node)
+        return _extreme(c, kind, acc_elem, src.dims, axes, keepdims,
+                        element_of(L.of_view(c, stored)), node)
     # (each accumulation runs `versioned`: with plain strides where no extent known only at
     # run time stretches, as an element-wise store does)
     if len(axes) == len(src.dims) and not keepdims:
@@ -260,7 +265,9 @@ def _extreme(c: Any, kind: str, elem: Scalar, dims: list[Value], axes: tuple[int
     `llvm.minimum` (a NaN wins; any order gives the same number), then the first place
     (row-major over the reduced axes) holding a NaN or a value equal to it, as the smallest
     such flat index. That is the scan's place: its first NaN, else the first of the
-    values equal to the extreme (+0 and -0 are equal, so the first zero either way).
+    values equal to the extreme (+0 and -0 are equal, so the first zero either way). Both
+    passes read the same numbers (`reduce` hands over a view, storing computed elements
+    first), so the second always finds a place.
 
     The result is the same number as the scan's, and only the final read carries a
     derivative: the passes' values decide integers only, so a gradient neither records
