@@ -22,10 +22,10 @@ loads where B's columns are contiguous, masked gathers otherwise); then for each
 batch axis lies between their row and column axes are read in memory order), an `MR x NR`
 tile per panel is kept in vector registers: loaded from C (plain vector loads where C's
 rows are contiguous and the panel is full, masked loads where they are contiguous and the
-panel is C's last, part full, masked gathers otherwise; a last panel of few columns takes
-the narrowest tile of `NARROW` that holds them), the block's products added (A's element
-splatted times B's vector), and stored back the same way; leftover rows take one tile of
-each shorter height of `HEIGHTS` that fits (4, 2, 1 rows). Each element's
+panel is C's last, part full, masked gathers otherwise; a last panel of at most `NARROW`
+columns takes a tile that narrow), the block's products added (A's element splatted times
+B's vector), and stored back the same way; leftover rows take one tile of each shorter height of
+`HEIGHTS` that fits (4, 2, 1 rows). Each element's
 sum still runs over p in order: a block starts from what the previous one stored. Where C
 is the same matrix for several q (stride 0: a broadcast operand's adjoint), its elements
 take the products of those q one tile after another.
@@ -91,7 +91,7 @@ def _declarations(elem: str) -> str:
     """The masked memory intrinsics the kernel calls, for both tile widths."""
     suffix = _TYPES[elem][0]
     out = []
-    for w in (NR, *NARROW):
+    for w in (NR, NARROW):
         v, vp, vm = f"<{w} x {elem}>", f"<{w} x ptr>", f"<{w} x i1>"
         out += [f"declare {v} @llvm.masked.gather.v{w}{suffix}.v{w}p0({vp}, {vm}, {v})",
                 f"declare void @llvm.masked.scatter.v{w}{suffix}.v{w}p0({v}, {vp}, {vm})",
@@ -294,18 +294,16 @@ def _lane_vectors(name: str, col: str, of: str, width: int) -> str:
 """
 
 
-#: Lanes of the narrow tiles, narrowest first: a last panel with at most that many columns
-#: left takes the narrowest that holds them (no lanes computed for nothing: d = 10 columns
-#: run as 8 + 2, d = 2 as 2, not 8 + 4 and 4).
-NARROW = (2, 4)
+#: Lanes of the narrow tile, used for a last panel with at most this many columns left.
+NARROW = 4
 
 
 def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
           after: str) -> str:
     """The loop over groups of `rows` rows from row `first` (reached from block `entry`)
     while below `bound`, then on to block `after`; in each group, for each batch of the
-    group of batches, a tile per panel: `NR` lanes wide, or for a last panel the narrowest
-    of `NARROW` that holds its columns."""
+    group of batches, a tile per panel: `NR` lanes wide, or `NARROW` for a last panel with
+    no more columns left than that."""
     t = f"t{rows}"
     out = [f"""
 {t}.head:                                          ; rows i .. i + {rows}
@@ -345,16 +343,10 @@ def _rows(elem: str, size: int, rows: int, first: str, entry: str, bound: str,
   %{t}.skip = mul i64 %{t}.pp, %kc
   %{t}.base = add i64 %{t}.q.base, %{t}.skip
   %{t}.cols.left = sub i64 %n, %{t}.col
-  br label %{t}.fit{NARROW[0]}
+  %{t}.narrow = icmp sle i64 %{t}.cols.left, {NARROW}
+  br i1 %{t}.narrow, label %{t}.w{NARROW}, label %{t}.w{NR}
 """)
-    for at, width in enumerate(NARROW):  # the narrowest tile the columns left fit in
-        wider = f"{t}.fit{NARROW[at + 1]}" if at + 1 < len(NARROW) else f"{t}.w{NR}"
-        out.append(f"""
-{t}.fit{width}:
-  %{t}.fits{width} = icmp sle i64 %{t}.cols.left, {width}
-  br i1 %{t}.fits{width}, label %{t}.w{width}, label %{wider}
-""")
-    for width in (NR, *NARROW):
+    for width in (NR, NARROW):
         out.append(_tile(elem, size, rows, t, width))
     out.append(f"""
 {t}.stored:
