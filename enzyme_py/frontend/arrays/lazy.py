@@ -320,10 +320,7 @@ def store_elements(c: Compiling, dest: AVal, v: Lazy) -> None:
             x = convert(c.b, SVal(form.type.elem, form.element(idx)), elem).v
             c.b.store(x, element_address(c, dest, idx))
 
-        if c.carried:  # (a redirected read takes its own indexes)
-            loops.nest(c, list(dest.dims), body)
-        else:
-            loops.joined_nest(c, list(dest.dims), form.joins & view_joins(dest), body)
+        loops.joined_nest(c, list(dest.dims), form.joins & view_joins(dest), body)
 
     versioned(c, v, emit)
 

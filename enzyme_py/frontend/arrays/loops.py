@@ -38,7 +38,10 @@ def joined_nest(c: Compiling, dims: list[Value], joins: frozenset[int],
     """`nest` with each axis k in `joins` run together with axis k + 1 as one loop of
     d_k * d_k+1 trips: `body` gets index 0 on axis k and the flat index on axis k + 1 (the
     caller's promise: everything `body` reads and writes is addressed by that flat index;
-    see `Lazy.joins`)."""
+    see `Lazy.joins`). While a store redirects reads of a view (`c.carried`), whose
+    redirection takes its own indexes, no axes join."""
+    if c.carried:
+        joins = frozenset()
     groups: list[list[int]] = []
     for k in range(len(dims)):
         if groups and k - 1 in joins:

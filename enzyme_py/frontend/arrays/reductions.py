@@ -215,7 +215,7 @@ def reduce(c: Any, kind: str, v: Any, axes: tuple[int, ...], keepdims: bool,
                 c.b.store(combine(c, kind, acc_elem, c.b.load(acc_elem.ir, acc),
                                   element(idx)), acc)
 
-            loops.joined_nest(c, src.dims, frozenset() if c.carried else form.joins, body)
+            loops.joined_nest(c, src.dims, form.joins, body)
 
         L.versioned(c, src, whole)
         total = SVal(acc_elem, c.b.load(acc_elem.ir, acc))
