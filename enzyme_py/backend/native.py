@@ -35,7 +35,7 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from enzyme_py import vector_math
-from enzyme_py.backend import shared_code
+from enzyme_py.backend import shared_code, system_llvm
 from enzyme_py.backend.arguments import (
     _apply,
     _ArgInfo,
@@ -44,7 +44,7 @@ from enzyme_py.backend.arguments import (
     _pointer_converter,
 )
 from enzyme_py.backend.jit_check import check_jit
-from enzyme_py.backend.pipelines import _check_level, _run_pipeline
+from enzyme_py.backend.pipelines import _check_level, _in_system_llvm, _run_pipeline
 from enzyme_py.backend.signatures import (
     ArgSpec,
     Signature,
@@ -56,7 +56,7 @@ from enzyme_py.backend.signatures import (
     _sret_name,
     _sret_wrapper,
 )
-from enzyme_py.backend.target import _host, _machine, _target_host
+from enzyme_py.backend.target import _host, _machine, _target_host, same_platform
 from enzyme_py.backend.text import _scratch
 from enzyme_py.errors import BackendError, CallError
 from enzyme_py.stage_times import stage
@@ -277,6 +277,11 @@ def _instruction_count(text: str) -> int:
     return text.count("\n  ")
 
 
+def _without_lsr(text: str) -> bool:
+    """Whether `text` is compiled without loop strength reduction (`LSR_LIMIT`)."""
+    return _instruction_count(text) > LSR_LIMIT
+
+
 def _set_lsr(off: bool) -> None:
     """Set -disable-lsr for the code generation about to run (the caller holds `_link_lock`:
     the option is process-wide, so every code generation sets its own value under it)."""
@@ -383,9 +388,10 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
         with stage("LLVM: parse and verify"):
             module = scope.enter_context(_scratch(text))
         _target_host(module)
+        in_system = same_platform(module.triple, _host().triple)
         if opt_level and not preoptimized:
             with stage(f"LLVM: -O{opt_level}"):
-                _run_pipeline(module, opt_level, True, True, ordered_reductions=vectorize)
+                module = _optimized(scope, module, opt_level, vectorize)
         optimized = str(module)
         missing = _unresolved(module)
         functions = {fn.name: _describe_function(fn) for fn in module.functions
@@ -396,14 +402,21 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
     _check_resolved(missing)
     wrappers = [info for info in functions.values() if _returns_struct(info)]
     link_text = "\n\n".join([optimized, *map(_sret_wrapper, wrappers)]) + "\n"
-    obj = object_code
-    if obj is None and keep_object:
+    manifest = LinkManifest(functions, tuple(globals_),
+                            tuple(_sret_name(info.name) for info in wrappers), externals)
+    if object_code is not None:
+        return link_object(optimized, object_code, manifest, opt_level)
+    if keep_object:
         with stage("LLVM: code generation (object file)"):
-            obj = _emit_object(link_text, opt_level)
-    if obj is not None:  # (linked as the persistent cache links it)
-        manifest = LinkManifest(functions, tuple(globals_),
-                                tuple(_sret_name(info.name) for info in wrappers), externals)
+            obj = _emit_object(link_text, opt_level, in_system and not preoptimized)
         return link_object(optimized, obj, manifest, opt_level)
+    if in_system and not preoptimized:  # (a shared function's background compile stays
+        with stage("LLVM: code generation and linking"):  # out of the library's lock)
+            obj = system_llvm.emit_object(link_text, opt_level, _without_lsr(link_text))
+            if obj is not None:
+                jm = link_object(optimized, obj, manifest, opt_level)
+                jm.object = None  # (kept only when asked for)
+                return jm
     builder = llvm.JITLibraryBuilder().add_current_process()
     for name, at in shared.items():
         builder.import_symbol(name, at)
@@ -472,10 +485,28 @@ def _check_resolved(missing: list[str]) -> None:
                            f"the process: {', '.join('@' + n for n in missing)}")
 
 
-def _emit_object(text: str, level: int) -> bytes:
-    """Machine code of `text` for the host, as an object file (the machine the JIT uses)."""
+def _optimized(scope: ExitStack, module: llvm.ModuleRef, level: int,
+               ordered_reductions: bool) -> llvm.ModuleRef:
+    """`module` after `-O<level>`: the system's release LLVM's result, parsed in `scope`,
+    where that library is there (`pipelines._in_system_llvm`), else `module` itself, optimized
+    in place by llvmlite."""
+    out = _in_system_llvm(module, f"default<O{level}>", level, True, True, True,
+                          ordered_reductions)
+    if out is not None:
+        return scope.enter_context(_scratch(out))
+    _run_pipeline(module, level, True, True, ordered_reductions=ordered_reductions)
+    return module
+
+
+def _emit_object(text: str, level: int, in_system: bool = False) -> bytes:
+    """Machine code of `text` for the host, as an object file (the machine the JIT uses; with
+    `in_system`, the system's release LLVM where it is there: `system_llvm`)."""
+    if in_system:
+        obj = system_llvm.emit_object(text, level, _without_lsr(text))
+        if obj is not None:
+            return obj
     machine = _machine(level)
     with _scratch(text) as module, _link_lock:  # (one code generation at a time: `_set_lsr`)
         _target_host(module)
-        _set_lsr(_instruction_count(text) > LSR_LIMIT)
+        _set_lsr(_without_lsr(text))
         return machine.emit_object(module)

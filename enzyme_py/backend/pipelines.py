@@ -23,7 +23,8 @@ from collections.abc import Sequence
 import llvmlite.binding as llvm
 from llvmlite.binding.newpassmanagers import NewPassManager
 
-from enzyme_py.backend.target import _machine, _target_host
+from enzyme_py.backend import system_llvm
+from enzyme_py.backend.target import _host, _machine, _target_host, same_platform
 from enzyme_py.backend.text import _scratch
 from enzyme_py.errors import BackendError
 
@@ -98,6 +99,21 @@ def _run_pipeline(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
         _run_manager(builder.getModulePassManager(), module, builder)
 
 
+def _in_system_llvm(module: llvm.ModuleRef, pipeline: str, level: int, loop_vectorize: bool,
+                    slp_vectorize: bool, unroll: bool, ordered_reductions: bool) -> str | None:
+    """The text of `module` (parsed, verified, for a target) after `pipeline` (LLVM's textual
+    form; `level` 1-3 for `default<O{level}>`), run with `_run_pipeline`'s tuning in the
+    system's release LLVM (`system_llvm`: faster than llvmlite's, which has assertions); None
+    where that library is missing or failed, or the module is not for the host's platform,
+    or `level` is 0: then the caller runs the pipeline in llvmlite."""
+    _check_level(level)
+    if level == 0 or not same_platform(module.triple, _host().triple):
+        return None
+    vectorize = loop_vectorize and level >= 2
+    return system_llvm.optimize(str(module), pipeline, vectorize, slp_vectorize and level >= 2,
+                                unroll, ordered_reductions)
+
+
 def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
              slp_vectorize: bool = True, unroll: bool = True) -> str:
     """Run LLVM's default `-O<level>` pipeline (0-3) for the host (for a module of another
@@ -116,6 +132,10 @@ def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
     """
     with _scratch(text) as module:
         _target_host(module)
+        out = _in_system_llvm(module, f"default<O{level}>", level, loop_vectorize,
+                              slp_vectorize, unroll, ordered_reductions=False)
+        if out is not None:
+            return out
         _run_pipeline(module, level, loop_vectorize, slp_vectorize, unroll)
         return str(module)
 
