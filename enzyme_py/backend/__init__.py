@@ -12,7 +12,11 @@ Invariants:
 - Each piece of module-level state (locks, target machines, OrcJITs, the libmvec table,
   `_DATA_OFFSET`) is defined in exactly one submodule and imported from there. Imports between
   submodules point one way: `target` <- `target_check` <- `text` <- `pipelines` <- `native`,
-  `target` <- `jit_check` <- `native`, and `signatures` <- `arguments` <- `native`.
+  `target` <- `system_llvm` <- `pipelines`, `target` <- `jit_check` <- `native`, and
+  `signatures` <- `arguments` <- `native`.
+- Where the system has a release libLLVM of llvmlite's major version, the `-O` pipelines and
+  code generation of modules for the host run in it (`system_llvm`; llvmlite's LLVM is built
+  with assertions); the code is the same as llvmlite's, and llvmlite does the work otherwise.
 
 Submodules:
 
@@ -21,6 +25,7 @@ Submodules:
 - `target_check`: target attributes LLVM would ignore (set aside, `TargetWarning`) or abort on.
 - `jit_check`: what cannot be compiled to run on this host without a crash.
 - `text`: text <-> module (`parse_llvm`, `normalize`), scratch contexts, parse errors.
+- `system_llvm`: the system's release libLLVM through LLVM's C API (pipelines, object files).
 - `pipelines`: `-O<level>` pipelines (`optimize`) and named passes (`run_llvm_passes`,
   `LLVM_PASSES`, `PASS_ALIASES`).
 - `signatures`: `ArgSpec`, `Signature`, LLVM function descriptions, ctypes types, the sret

@@ -43,7 +43,7 @@ from enzyme_py.backend.arguments import (
     _int_converter,
     _pointer_converter,
 )
-from enzyme_py.backend.jit_check import check_jit
+from enzyme_py.backend.jit_check import _has_inline_asm, check_jit
 from enzyme_py.backend.pipelines import _check_level, _in_system_llvm, _run_pipeline
 from enzyme_py.backend.signatures import (
     ArgSpec,
@@ -388,7 +388,9 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
         with stage("LLVM: parse and verify"):
             module = scope.enter_context(_scratch(text))
         _target_host(module)
-        in_system = same_platform(module.triple, _host().triple)
+        # (inline asm stays in llvmlite, whose diagnostics become `BackendError`s: the
+        # release library's default handler ends the process on an asm error)
+        in_system = same_platform(module.triple, _host().triple) and not _has_inline_asm(text)
         if opt_level and not preoptimized:
             with stage(f"LLVM: -O{opt_level}"):
                 module = _optimized(scope, module, opt_level, vectorize)

@@ -10,6 +10,10 @@ Invariants:
 - The text that `optimize` and `run_llvm_passes` return keeps scalar libm calls (only
   `compile_ir` maps them to libmvec's vector functions), so it can be differentiated.
 - A bad level or an unknown pass name raises `BackendError` (with a suggestion for a pass).
+- `-O<level>` pipelines (1-3) of modules for the host run in the system's release libLLVM
+  where it is there (`_in_system_llvm`, `system_llvm`: the same code, about twice as fast as
+  llvmlite's LLVM, which has assertions); named passes always run in llvmlite (textual
+  `instcombine` there verifies its fixpoint and ends the process where it is not reached).
 - Every pass manager is freed right after its run (`_run_manager`): llvmlite 0.50 never frees
   one itself, which leaked ~30 KiB of LLVM heap per `-O2` pipeline.
 """
@@ -24,6 +28,7 @@ import llvmlite.binding as llvm
 from llvmlite.binding.newpassmanagers import NewPassManager
 
 from enzyme_py.backend import system_llvm
+from enzyme_py.backend.jit_check import _has_inline_asm
 from enzyme_py.backend.target import _host, _machine, _target_host, same_platform
 from enzyme_py.backend.text import _scratch
 from enzyme_py.errors import BackendError
@@ -104,13 +109,16 @@ def _in_system_llvm(module: llvm.ModuleRef, pipeline: str, level: int, loop_vect
     """The text of `module` (parsed, verified, for a target) after `pipeline` (LLVM's textual
     form; `level` 1-3 for `default<O{level}>`), run with `_run_pipeline`'s tuning in the
     system's release LLVM (`system_llvm`: faster than llvmlite's, which has assertions); None
-    where that library is missing or failed, or the module is not for the host's platform,
-    or `level` is 0: then the caller runs the pipeline in llvmlite."""
+    where that library is missing or failed, the module is not for the host's platform or
+    holds inline asm, or `level` is 0: then the caller runs the pipeline in llvmlite."""
     _check_level(level)
     if level == 0 or not same_platform(module.triple, _host().triple):
         return None
+    text = str(module)
+    if _has_inline_asm(text):  # (stays in llvmlite, as in `native.compile_ir`)
+        return None
     vectorize = loop_vectorize and level >= 2
-    return system_llvm.optimize(str(module), pipeline, vectorize, slp_vectorize and level >= 2,
+    return system_llvm.optimize(text, pipeline, vectorize, slp_vectorize and level >= 2,
                                 unroll, ordered_reductions)
 
 
@@ -120,7 +128,9 @@ def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
     platform: for its own triple) and return the new text.
 
     As in clang, the loop and SLP vectorizers run from level 2 on (each can be switched off,
-    and so can loop unrolling); the host CPU's features decide the vector width. Calls of
+    and so can loop unrolling); the host CPU's features decide the vector width. A module for
+    the host runs in the system's release LLVM where it is there (`system_llvm`), with the
+    same result. Calls of
     libm functions stay scalar calls (unlike `compile_ir`'s), so the text can be
     differentiated.
 
