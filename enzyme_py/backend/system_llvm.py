@@ -35,6 +35,7 @@ import glob
 import os
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -196,8 +197,6 @@ def optimize(text: str, pipeline: str, loop_vectorize: bool, slp_vectorize: bool
     found = library()
     if found is None:
         return None
-    lib = found.lib
-    data = text.encode()
     with _lock:
         # (LLVM 22's C API leaves the loop vectorizer on when the tuning turns it off; the
         # library's own switches for both vectorizers and interleaving hold)
@@ -206,19 +205,9 @@ def optimize(text: str, pipeline: str, loop_vectorize: bool, slp_vectorize: bool
                             ("interleave-loops", loop_vectorize),
                             ("vectorize-slp", slp_vectorize)):
             found.set_option(name, "true" if value else "false")
-        context = lib.LLVMContextCreate()
-        try:
-            buffer = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len(data), b"module")
-            module, error = _P(), _P()
-            if lib.LLVMParseIRInContext(context, buffer, ctypes.byref(module), ctypes.byref(error)):
-                why = _message(error.value, lib.LLVMDisposeMessage)
-                out = None
-            else:
-                out, why = _run(lib, found.machine(2), module, pipeline,
-                                (loop_vectorize, slp_vectorize, loop_vectorize, unroll))
-                lib.LLVMDisposeModule(module)
-        finally:
-            lib.LLVMContextDispose(context)
+        out, why = _on_module(found, text, lambda module: _run(
+            found.lib, found.machine(2), module, pipeline,
+            (loop_vectorize, slp_vectorize, loop_vectorize, unroll)))
     if out is None:
         _give_up(why)
         return None
@@ -233,31 +222,45 @@ def emit_object(text: str, level: int, without_lsr: bool) -> bytes | None:
     found = library()
     if found is None:
         return None
-    lib = found.lib
-    data = text.encode()
     with _lock:
         found.set_option("disable-lsr", "true" if without_lsr else "false")
-        context = lib.LLVMContextCreate()
-        try:
-            buffer = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len(data), b"module")
-            module, error, out = _P(), _P(), _P()
-            if lib.LLVMParseIRInContext(context, buffer, ctypes.byref(module), ctypes.byref(error)):
-                obj, why = None, _message(error.value, lib.LLVMDisposeMessage)
-            else:
-                failed = lib.LLVMTargetMachineEmitToMemoryBuffer(
-                    found.machine(level), module, 1, ctypes.byref(error), ctypes.byref(out))
-                lib.LLVMDisposeModule(module)
-                if failed:
-                    obj, why = None, _message(error.value, lib.LLVMDisposeMessage)
-                else:
-                    obj = ctypes.string_at(lib.LLVMGetBufferStart(out),
-                                           lib.LLVMGetBufferSize(out))
-                    lib.LLVMDisposeMemoryBuffer(out)
-        finally:
-            lib.LLVMContextDispose(context)
+        obj, why = _on_module(found, text, lambda module: _emit(found, module, level))
     if obj is None:
         _give_up(why)
     return obj
+
+
+def _on_module(found: _Library, text: str,
+               work: Callable[[_P], tuple[Any, str]]) -> tuple[Any, str]:
+    """`work(module)` on `text` parsed into a fresh context of the library, both disposed
+    after; (None, why) where the library's parser refuses the text. Under `_lock`."""
+    lib = found.lib
+    data = text.encode()
+    context = lib.LLVMContextCreate()
+    try:
+        # (the parser takes the buffer over, and frees it)
+        buffer = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len(data), b"module")
+        module, error = _P(), _P()
+        if lib.LLVMParseIRInContext(context, buffer, ctypes.byref(module), ctypes.byref(error)):
+            return None, _message(error.value, lib.LLVMDisposeMessage)
+        try:
+            return work(module)
+        finally:
+            lib.LLVMDisposeModule(module)
+    finally:
+        lib.LLVMContextDispose(context)
+
+
+def _emit(found: _Library, module: _P, level: int) -> tuple[bytes | None, str]:
+    """(the object file of `module` at codegen `level`, "") or (None, why)."""
+    lib = found.lib
+    error, out = _P(), _P()
+    if lib.LLVMTargetMachineEmitToMemoryBuffer(found.machine(level), module, 1,
+                                               ctypes.byref(error), ctypes.byref(out)):
+        return None, _message(error.value, lib.LLVMDisposeMessage)
+    obj = ctypes.string_at(lib.LLVMGetBufferStart(out), lib.LLVMGetBufferSize(out))
+    lib.LLVMDisposeMemoryBuffer(out)
+    return obj, ""
 
 
 def _run(lib: ctypes.CDLL, machine: int, module: _P, pipeline: str,
