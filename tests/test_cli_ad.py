@@ -131,7 +131,8 @@ def test_grad_print_after_all_stages(tmp_path, capsys) -> None:
     for stage in ("strip-optnone", "sroa", "instcombine", "simplifycfg", "mergereturn",
                   "loop-simplify", "lcssa"):
         assert stage in stages, stages
-    assert stages[-5:] == ["print-activity", "reverse", "dupnoneed", "tape-scopes", "O2"]
+    assert stages[-6:] == ["print-activity", "reverse", "dupnoneed", "tape-scopes", "tape-checks",
+                           "O2"]
     assert stages.index("lcssa") < stages.index("print-activity")
     # the activity printer's stage shows the annotated function
     activity = err.split("; *** IR after print-activity ***")[1].split("; *** IR after")[0]
@@ -147,7 +148,7 @@ def test_grad_dump_dir_numbered_files(tmp_path, capsys) -> None:
                  str(tmp_path / "g.ll")]) == 0
     names = sorted(p.name for p in dump.iterdir())
     assert names[0] == "00-input.ll"
-    assert names[-5].endswith("-print-activity.ll") and names[-1].endswith("-O2.ll")
+    assert names[-6].endswith("-print-activity.ll") and names[-1].endswith("-O2.ll")
     assert [int(n[:2]) for n in names] == list(range(len(names)))
     assert any(n.endswith("-sroa.ll") for n in names)
     first = (dump / names[0]).read_text()
@@ -297,7 +298,8 @@ def test_transform_print_after_all(clang, tmp_path, capsys) -> None:
     stages = [ln[len("; *** IR after "):-len(" ***")] for ln in err.splitlines()
               if ln.startswith("; *** IR after ")]
     assert stages[0] == "input" and "sroa" in stages and "lcssa" in stages
-    assert "print-activity" in stages and stages[-3:] == ["lower-enzyme", "tape-scopes", "O2"]
+    assert "print-activity" in stages and \
+        stages[-4:] == ["lower-enzyme", "tape-scopes", "tape-checks", "O2"]
 
 
 @pytest.mark.clang

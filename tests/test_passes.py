@@ -139,9 +139,10 @@ def test_gradient_pipeline_is_the_driver_s_steps():
     assert text == ("posix-memalign,inline-callees{fn=f}," + AD_PIPELINE +
                     ",hoist-allocations,devirtualize{fn=f},"
                     "reverse{fn=f,acts=dup,const,ret=active},"
-                    "dupnoneed{fn=f,acts=dup,const,ret=active},tape-scopes,O2")
+                    "dupnoneed{fn=f,acts=dup,const,ret=active},tape-scopes,tape-checks,O2")
     names = [p.name for p in Pipeline.parse(text).passes]
-    assert names[0] == "posix-memalign" and names[-4:] == ["reverse", "dupnoneed", "tape-scopes", "O2"]
+    assert names[0] == "posix-memalign" and \
+        names[-5:] == ["reverse", "dupnoneed", "tape-scopes", "tape-checks", "O2"]
 
 
 def test_opt_with_the_printed_pipeline_gives_the_gradient_module():

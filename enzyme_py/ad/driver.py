@@ -3,7 +3,8 @@ pipelines of `enzyme-py grad`, `enzyme-py transform`, `grad()` and `jvp()`, as t
 
     posix-memalign,inline-callees{fn=f},strip-optnone,always-inline,sroa,instcombine,
     simplifycfg,mergereturn,loop-simplify,lcssa,hoist-allocations,devirtualize{fn=f},
-    reverse{fn=f,acts=dup,const,ret=active},dupnoneed{fn=f,acts=dup,const,ret=active},O2
+    reverse{fn=f,acts=dup,const,ret=active},dupnoneed{fn=f,acts=dup,const,ret=active},
+    tape-scopes,tape-checks,O2
 
 `gradient_pipeline`, `forward_pipeline` and `enzyme_pipeline` write that text; the module
 functions parse it and run it (`passes.Pipeline`), so `enzyme-py opt -p TEXT` runs the very
@@ -29,6 +30,7 @@ from enzyme_py.ad import (  # noqa: F401  (register their passes)
     checkpoint_loops,
     prepare_passes,
     print_passes,
+    tape_checks,
 )
 from enzyme_py.ad.derive_passes import Forward, Reverse
 from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
@@ -123,7 +125,7 @@ def gradient_pipeline(function: str, activities: Sequence[str], return_active: b
         steps.append(pass_text("print-activity", **request))
     steps.append(pass_text("reverse", **request, name=cfg.name, primal=primal))
     steps.append(pass_text("dupnoneed", **request, primal=primal))
-    steps.append("tape-scopes")
+    steps += ["tape-scopes", "tape-checks"]
     return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 
@@ -157,7 +159,7 @@ def enzyme_pipeline(targets: Sequence[str], config: Config | None = None, *,
                             budget=cfg.memory_budget) for fn in checkpoint]
     steps += [pass_text("print-activity", fn=fn, acts=list(acts),
                         ret="active" if ret else "const") for fn, acts, ret in show_activity]
-    steps += ["lower-enzyme", "tape-scopes"]
+    steps += ["lower-enzyme", "tape-scopes", "tape-checks"]
     return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 

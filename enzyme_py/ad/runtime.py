@@ -34,12 +34,17 @@ declare ptr @realloc(ptr, i64)
 """
 
 # Appends `bytes` (a multiple of 16) to the tape stream `*slot` (capacity `*cap`, `*used` bytes
-# taken) and returns the offset of the new segment; the stream may move (realloc).
+# taken) and returns the offset of the new segment; the stream may move (realloc). Where the
+# stream cannot grow (more than 2^64 bytes, or realloc fails) it returns -1, with `*used` the
+# bytes it needed (saturated) and the stream as it was (`tape_checks.py` leaves on it).
 _RESERVE = """
 define internal i64 @enzyme_py.reserve(ptr %slot, ptr %cap, ptr %used, i64 %bytes) {
 entry:
   %off = load i64, ptr %used, align 8
-  %end = add i64 %off, %bytes
+  %sum = call { i64, i1 } @llvm.uadd.with.overflow.i64(i64 %off, i64 %bytes)
+  %wide = extractvalue { i64, i1 } %sum, 1
+  %raw = extractvalue { i64, i1 } %sum, 0
+  %end = select i1 %wide, i64 -1, i64 %raw
   store i64 %end, ptr %used, align 8
   %c = load i64, ptr %cap, align 8
   %full = icmp ugt i64 %end, %c
@@ -48,16 +53,126 @@ grow:
   %twice = shl i64 %c, 1
   %big = icmp ugt i64 %twice, %end
   %newcap = select i1 %big, i64 %twice, i64 %end
-  store i64 %newcap, ptr %cap, align 8
   %old = load ptr, ptr %slot, align 8
   %new = call ptr @realloc(ptr %old, i64 %newcap)
+  %failed = icmp eq ptr %new, null
+  br i1 %failed, label %fail, label %grown, !prof !0
+grown:
+  store i64 %newcap, ptr %cap, align 8
   store ptr %new, ptr %slot, align 8
   br label %done
+fail:
+  ret i64 -1
 done:
   ret i64 %off
 }
 declare ptr @realloc(ptr, i64)
+declare { i64, i1 } @llvm.uadd.with.overflow.i64(i64, i64)
 !0 = !{!"branch_weights", i32 1, i32 1000}
+"""
+
+# A tape array of rows of `size` bytes each at `*slot` (capacity `*cap` rows; null and 0 at
+# first), grown (realloc, doubling, at least 4 rows) to hold row `needed`; 0, or the bytes it
+# could not get (saturated at 2^64 - 1) with the array as it was (`tape_checks.py` leaves).
+# Rows of 0 bytes (an inner nest that does not run) only count: realloc(p, 0) would free p.
+_TAPE_GROW = """
+define internal i64 @enzyme_py.tape_grow(ptr %slot, ptr %cap, i64 %needed, i64 %size) {
+entry:
+  %c = load i64, ptr %cap, align 8
+  %full = icmp uge i64 %needed, %c
+  br i1 %full, label %grow, label %done, !prof !0
+grow:
+  %twice = shl i64 %c, 1
+  %more = add i64 %needed, 1
+  %big = icmp ugt i64 %twice, %more
+  %wanted = select i1 %big, i64 %twice, i64 %more
+  %few = icmp ult i64 %wanted, 4
+  %newcap = select i1 %few, i64 4, i64 %wanted
+  %product = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 %newcap, i64 %size)
+  %wide = extractvalue { i64, i1 } %product, 1
+  %raw = extractvalue { i64, i1 } %product, 0
+  %bytes = select i1 %wide, i64 -1, i64 %raw
+  %empty = icmp eq i64 %bytes, 0
+  br i1 %empty, label %counted, label %more.memory
+counted:
+  store i64 %newcap, ptr %cap, align 8
+  br label %done
+more.memory:
+  %old = load ptr, ptr %slot, align 8
+  %new = call ptr @realloc(ptr %old, i64 %bytes)
+  %failed = icmp eq ptr %new, null
+  br i1 %failed, label %fail, label %grown, !prof !0
+grown:
+  store i64 %newcap, ptr %cap, align 8
+  store ptr %new, ptr %slot, align 8
+  br label %done
+fail:
+  ret i64 %bytes
+done:
+  ret i64 0
+}
+declare ptr @realloc(ptr, i64)
+declare { i64, i1 } @llvm.umul.with.overflow.i64(i64, i64)
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"""
+
+# Tape memory (`malloc`), under its own name so that `tape_checks.py` finds each allocation.
+_TAPE_ALLOC = """
+define internal ptr @enzyme_py.tape_alloc(i64 %bytes) alwaysinline {
+entry:
+  %p = call ptr @malloc(i64 %bytes)
+  ret ptr %p
+}
+declare ptr @malloc(i64)
+"""
+
+#: What `enzyme_py.bytes_mul` saturates at: 256 TiB, more than any process can allocate (user
+#: address space is 128 TiB on x86-64 and AArch64 Linux unless asked for more), and small
+#: enough that adding up to 2^14 such counts cannot overflow 64 bits.
+BYTES_CAP = 2 ** 48
+
+# `a * b` for byte counts, saturated at BYTES_CAP; a negative factor counts as 0 (the trip
+# count of a loop that does not run, `range(n - d)` with n < d: it needs no rows).
+_BYTES_MUL = f"""
+define internal i64 @enzyme_py.bytes_mul(i64 %a.signed, i64 %b.signed) alwaysinline {{
+entry:
+  %a = call i64 @llvm.smax.i64(i64 %a.signed, i64 0)
+  %b = call i64 @llvm.smax.i64(i64 %b.signed, i64 0)
+  %product = call {{ i64, i1 }} @llvm.umul.with.overflow.i64(i64 %a, i64 %b)
+  %wide = extractvalue {{ i64, i1 }} %product, 1
+  %raw = extractvalue {{ i64, i1 }} %product, 0
+  %over = icmp ugt i64 %raw, {BYTES_CAP}
+  %cap = or i1 %wide, %over
+  %out = select i1 %cap, i64 {BYTES_CAP}, i64 %raw
+  ret i64 %out
+}}
+declare {{ i64, i1 }} @llvm.umul.with.overflow.i64(i64, i64)
+declare i64 @llvm.smax.i64(i64, i64)
+"""
+
+# Where no caller reads an error record (C through Enzyme's ABI, a callee's gradient): a
+# message on stderr, then abort(), as C code does when memory runs out. (The message is built
+# on the stack: a helper brings no globals with it.)
+_TAPE_MESSAGE = b"enzyme_py: the gradient's tape needs more memory than could be allocated\n"
+
+
+def _tape_failed_text() -> str:
+    words = (_TAPE_MESSAGE + bytes(-len(_TAPE_MESSAGE) % 8))
+    stores = "\n".join(
+        f"  %at{k} = getelementptr inbounds i64, ptr %text, i64 {k}\n"
+        f"  store i64 {int.from_bytes(words[8 * k:8 * k + 8], 'little')}, ptr %at{k}, align 8"
+        for k in range(len(words) // 8))
+    return f"""
+define internal void @enzyme_py.tape_failed(i64 %bytes) noreturn cold noinline {{
+entry:
+  %text = alloca [{len(words)} x i8], align 8
+{stores}
+  %w = call i64 @write(i32 2, ptr %text, i64 {len(_TAPE_MESSAGE)})
+  call void @abort()
+  unreachable
+}}
+declare i64 @write(i32, ptr, i64)
+declare void @abort() noreturn
 """
 
 # `src[i] += dst[i]; dst[i] = 0` over `n` bytes of T: the adjoint of memcpy(dst, src, n).
@@ -264,6 +379,22 @@ def grow_function(module: Module) -> Function:
 
 def reserve_function(module: Module) -> Function:
     return _install(module, "enzyme_py.reserve", _RESERVE)
+
+
+def tape_grow_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.tape_grow", _TAPE_GROW)
+
+
+def tape_alloc_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.tape_alloc", _TAPE_ALLOC)
+
+
+def bytes_mul_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.bytes_mul", _BYTES_MUL)
+
+
+def tape_failed_function(module: Module) -> Function:
+    return _install(module, "enzyme_py.tape_failed", _tape_failed_text())
 
 
 def copy_adjoint_function(module: Module, float_type: str) -> Function:

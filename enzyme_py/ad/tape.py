@@ -44,7 +44,13 @@ from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.forward_needs import ForwardNeeds
 from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
-from enzyme_py.ad.runtime import grow_function, reserve_function
+from enzyme_py.ad.runtime import (
+    BYTES_CAP,
+    bytes_mul_function,
+    reserve_function,
+    tape_alloc_function,
+    tape_grow_function,
+)
 from enzyme_py.ad.tape_facts import CHEAP as _CHEAP
 from enzyme_py.ad.tape_facts import TapeFacts
 from enzyme_py.analysis.loops import (
@@ -75,6 +81,7 @@ class TapeFrame:
 
     call: I.Instruction  # (an `alloca` on a GPU)
     end: Value
+    arrays: int = 0  # (fewer than MAX_FRAME_ARRAYS: their sum of sizes fits in 64 bits)
 
     @property
     def in_stream(self) -> bool:
@@ -521,8 +528,14 @@ class Tape:
             return self._make_grown_array(v, lp, root), root
         frame = self._frame(root)
         rounded = self._array_bytes(lp, root, alloc_size(v.type))
+        frame.arrays += 1
+        if frame.arrays >= MAX_FRAME_ARRAYS:
+            raise self.ctx.error(v, f"the reverse sweep needs more than {MAX_FRAME_ARRAYS} "
+                                    "values of one loop nest, which enzyme_py does not tape")
         offset = frame.end
         fwd = self._at_entry(root)
+        # (each array is at most BYTES_CAP rounded up: the sum cannot overflow, see
+        # MAX_FRAME_ARRAYS)
         frame.end = rounded if is_constant(offset) else fwd.add(offset, rounded, name="tape.end")
         index = self._forward_index(lp, root)  # first: it may insert where `at` would point
         if frame.in_stream:
@@ -544,8 +557,8 @@ class Tape:
         if got is None:
             trips = [self._trip_at(m, root) for m in self._nest(lp, root)]
             fwd = self._at_entry(root)  # (after the trips: they may insert where it points)
-            nbytes = fwd.mul(_product(fwd, trips), ConstantInt(T.I64, size))
-            padded = fwd.add(nbytes, ConstantInt(T.I64, MALLOC_ALIGN - 1))
+            nbytes = self._times(fwd, [*trips, ConstantInt(T.I64, size)])
+            padded = fwd.add(nbytes, ConstantInt(T.I64, MALLOC_ALIGN - 1))  # (<= 2^48 + 15)
             got = self._sizes[key] = fwd.binop("and", padded, ConstantInt(T.I64, -MALLOC_ALIGN))
         return got
 
@@ -625,15 +638,12 @@ class Tape:
         fwd = Builder().position_before(pre.terminator)  # after the trip counts
         row_bytes: Value = ConstantInt(T.I64, alloc_size(v.type))
         if trips:
-            row_bytes = fwd.mul(_product(fwd, trips), row_bytes)
+            row_bytes = self._times(fwd, [*trips, row_bytes])
         slot = self.ctx.entry_alloca(T.PTR, names.cache(v) + ".ptr")
         cap = self.ctx.entry_alloca(T.I64, names.cache(v) + ".cap")
-        initial = 4 if trips else 16  # rows: fewer when a row is a whole inner nest
-        fwd.store(ConstantInt(T.I64, initial), cap, 8)
-        first = fwd.mul(ConstantInt(T.I64, initial), row_bytes) if trips else \
-            ConstantInt(T.I64, initial * alloc_size(v.type))
-        fwd.store(fwd.call(self._malloc(), [first]), slot, 8)
-        grow = grow_function(self.ctx.module)
+        fwd.store(ConstantInt(T.I64, 0), cap, 8)  # (empty: the first growth allocates it)
+        fwd.store(zero(T.PTR), slot, 8)
+        grow = tape_grow_function(self.ctx.module)
         Builder().position_after_phis(root.header).call(grow, [slot, cap, state.iv, row_bytes])
         index = self._forward_index(lp, root)
         store_at = self._store_position(v)
@@ -661,7 +671,25 @@ class Tape:
         return Builder().position_before(first)
 
     def _malloc(self) -> Function:
-        return self.ctx.libc.malloc()
+        """Tape memory (`malloc` under the name `tape_checks` finds)."""
+        return tape_alloc_function(self.ctx.module)
+
+    def _times(self, b: Builder, factors: list[Value]) -> Value:
+        """The product of byte-count `factors`, saturated at `BYTES_CAP` (which no allocation
+        gets: `tape_checks` then leaves instead of writing past a wrapped size)."""
+        if all(isinstance(f, ConstantInt) for f in factors):
+            out = 1
+            for f in factors:
+                assert isinstance(f, ConstantInt)
+                out *= f.value
+            if any(f.value < 0 for f in factors if isinstance(f, ConstantInt)):
+                return ConstantInt(T.I64, 0)  # (as `bytes_mul`: a loop that does not run)
+            return ConstantInt(T.I64, min(out, BYTES_CAP))
+        mul = bytes_mul_function(self.ctx.module)
+        out = factors[0]
+        for f in factors[1:]:
+            out = b.call(mul, [out, f], name="tape.bytes")
+        return out
 
     def _check_host(self, root: Loop, why: str) -> None:
         """A tape that grows (`malloc`/`realloc`) as `root` runs: an error on a GPU."""
@@ -715,6 +743,8 @@ class Tape:
 RECOMPUTE_LIMIT = 8
 
 
+#: Arrays of one frame: each at most `BYTES_CAP` bytes (2^48), so their sum stays below 2^62.
+MAX_FRAME_ARRAYS = 2 ** 14
 MALLOC_ALIGN = 16  # what malloc/realloc guarantee on the 64-bit targets we support
 
 
@@ -733,13 +763,6 @@ def _strictly_encloses(outer: Loop, inner: Loop) -> bool:
             return True
         p = p.parent
     return False
-
-
-def _product(b: Builder, factors: list[Value]) -> Value:
-    out = factors[0]
-    for f in factors[1:]:
-        out = b.mul(out, f, name="tape.count")
-    return out
 
 
 def _gep(b: Builder, ty: T.Type, arr: Value, index: Value) -> Value:

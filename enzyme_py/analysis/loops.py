@@ -334,6 +334,16 @@ def emit_trip_count(b: Builder, tc: TripCount) -> Value:
         dist_n = b.sub(bound_n, first_n) if step > 0 else b.sub(first_n, bound_n)
         dist = dist_n if ty == T.I64 else b.zext(dist_n, T.I64)
         trues = dist if abs(step) == 1 else b.binop("udiv", dist, ConstantInt(T.I64, abs(step)))
+        flags = iv.next.flags
+        if "nuw" in flags or "nsw" in flags or ty == T.I64:
+            # An IV that does not wrap reaches `bound` only from the side it starts on: from
+            # the other side the loop does not run, and the modular distance would be no
+            # count at all ((0 - 4) / 4 + 1 = 2^62 for a skipped unrolled or vector loop),
+            # which tape sizes must not see. `nuw`/`nsw` say the IV cannot wrap; a 64-bit IV
+            # that wraps would take 2^64 / step iterations, a loop that never finishes.
+            kind = "u" if "nuw" in flags else "s"
+            lo_n, hi_n = (first_n, bound_n) if step > 0 else (bound_n, first_n)
+            trues = b.select(b.icmp(kind + "ge", hi_n, lo_n), trues, zero)
         return b.add(trues, one, name="tc")
 
     def wide(v: Value) -> Value:

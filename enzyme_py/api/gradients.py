@@ -17,6 +17,7 @@ its arrays, returns no arrays, and the caller's shadows are its own.
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -60,6 +61,7 @@ from enzyme_py.errors import (
 )
 from enzyme_py.frontend import Array, FType, Scalar, Tuple
 from enzyme_py.frontend.ftypes import NONE, abi_extents
+from enzyme_py.frontend.session import TAPE, ErrorSite
 from enzyme_py.ir import Module
 from enzyme_py.stage_times import stage
 
@@ -209,6 +211,7 @@ class GradCache:
                                          opt_level=0, handed_over=True,
                                          array_extents=_array_extents(types),
                                          return_primal=return_primal and not outputs)
+        report_tape_failures(out, gname, session, self.f)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
         only_export(out, gname)
@@ -225,6 +228,20 @@ class GradCache:
                 "per_call": errors is not None and errors.per_call,
                 "gradient": replace(g, native=None, errors=None)})
         return g
+
+
+def report_tape_failures(module: Module, gradient: str, session: Any, f: Callable) -> None:
+    """A failed tape allocation of `gradient` records a site of `f` (its `def` line) in
+    `session`'s error record and returns, so the caller raises `MemoryError`
+    (`ad.tape_checks.report_to_record`); in the functions it calls it still aborts."""
+    from enzyme_py.ad.tape_checks import report_to_record
+
+    code = getattr(f, "__code__", None)
+    filename = code.co_filename if code is not None else "<unknown>"
+    line = code.co_firstlineno if code is not None else 0
+    source = linecache.getline(filename, line).strip() or f"def {f.__name__}(...)"
+    site = session.add_site(ErrorSite(filename, line, source, TAPE, 0))
+    report_to_record(module, gradient, session.error_name, site)
 
 
 R = TypeVar("R")

@@ -42,6 +42,8 @@ _SESSIONS = itertools.count(1)
 
 #: The `what` of the site that asks the caller to rerun a version with checked loop copies.
 RETRY = "retry with checked copies"
+#: The `what` of the site of a gradient whose tape could not be allocated (`ad/tape_checks.py`).
+TAPE = "gradient tape"
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ attributes #1 = { nocallback nocreateundeforpoison nofree nosync nounwind specul
 
 ; CHECK-LABEL: define double @diffe_poly(double %x, i32 %n, double %dret)
 ; CHECK-NOT: %x.addr = alloca
-; CHECK: %tape = call ptr @malloc(
+; CHECK: %tape = call ptr @enzyme_py.tape_alloc(
 ; CHECK: for.cond:
 ; CHECK: %acc.0 = phi double [ 0.000000e+00, %alloca ], [ [[NEXT:%[0-9]+]], %for.inc ]
 ; CHECK: store double %acc.0, ptr

@@ -96,7 +96,7 @@ declare void @free(ptr)
 ; CHECK-NEXT: call void @free(ptr %t)
 
 ; G-LABEL: define void @diffe_g(ptr %x, ptr %x.shadow, i64 %n, double %dret)
-; G: %tape = call ptr @malloc(
+; G: %tape = call ptr @enzyme_py.tape_alloc(
 ; G: r:
 ; G: %tv = load double, ptr %pt2, align 8
 ; G-NEXT: [[SLOT:%[0-9]+]] = getelementptr inbounds double, ptr %tape, i64 %iv.1

@@ -27,7 +27,7 @@ exit:
 ; CHECK: %tc = add i64
 ; the loop leaves where its counted test fails: the last iteration is the trip count less one
 ; CHECK-NEXT: %iv.last = sub i64 %tc, 1
-; CHECK: %tape = call ptr @malloc(i64
+; CHECK: %tape = call ptr @enzyme_py.tape_alloc(i64
 ; CHECK: head:
 ; CHECK-NEXT: %iv = phi i64 [ 0, %entry ], [ %iv.next, %body ]
 ; CHECK: store double %p, ptr

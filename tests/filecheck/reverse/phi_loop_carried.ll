@@ -22,7 +22,7 @@ exit:
 ; COM: the trip count is known at entry: one tape array for the cached products
 ; CHECK: entry:
 ; CHECK: %tc = add i64 %{{[0-9]+}}, 1
-; CHECK: %tape = call ptr @malloc(i64 %{{[0-9]+}})
+; CHECK: %tape = call ptr @enzyme_py.tape_alloc(i64 %{{[0-9]+}})
 ; CHECK: head:
 ; CHECK-NEXT: %iv = phi i64 [ 0, %entry ], [ %iv.next, %head ]
 ; CHECK-NEXT: %i = phi i64 [ 0, %entry ], [ %i.next, %head ]

@@ -26,5 +26,5 @@ exit:
 ; CHECK: [[SIZE:%[0-9]+]] = and i64 %{{[0-9]+}}, -16
 ; CHECK-NOT: and i64 {{.*}}, -16
 ; CHECK: %tape.end = add i64 [[SIZE]], [[SIZE]]
-; CHECK-NEXT: %tape = call ptr @malloc(i64 %tape.end)
+; CHECK-NEXT: %tape = call ptr @enzyme_py.tape_alloc(i64 %tape.end)
 ; CHECK-NEXT: %a.cache = getelementptr inbounds i8, ptr %tape, i64 [[SIZE]]

@@ -20,6 +20,6 @@ exit:
 
 ; CHECK-LABEL: define {{.*}} @diffe_f(
 ; CHECK: head:
-; CHECK: call void @enzyme_py.grow(ptr %y.cache.ptr
+; CHECK: call i64 @enzyme_py.tape_grow(ptr %y.cache.ptr
 ; CHECK: store double %y, ptr
 ; CHECK: %s = call double @llvm.sin.f64(double %y)

@@ -37,9 +37,9 @@ exit:
 ; CHECK-LABEL: define void @diffe_f(
 ; CHECK: entry:
 ; CHECK: %tc = add i64
-; CHECK-NOT: %tape.count
-; CHECK: [[BYTES:%[0-9]+]] = mul i64 %tc, 8
-; CHECK: %tape = call ptr @malloc(
+; CHECK-NOT: %tape.bytes.1
+; CHECK: %tape.bytes = call i64 @enzyme_py.bytes_mul(i64 %tc, i64 8)
+; CHECK: %tape = call ptr @enzyme_py.tape_alloc(
 ; CHECK-NOT: @malloc
 ; CHECK: inner:
 ; CHECK: %tv = load double, ptr %t, align 8

@@ -48,8 +48,8 @@ exit:
 ; CHECK-LABEL: define {{.*}} @diffe_f(
 ; CHECK: entry:
 ; the reading loop's trip count is known before the outer loop: one array for the whole nest
-; CHECK: %tape.count = mul i64 %tc, %tc.1
-; CHECK: %tape = call ptr @malloc(i64
+; CHECK: %tape.bytes = call i64 @enzyme_py.bytes_mul(i64 %tc, i64 %tc.1)
+; CHECK: %tape = call ptr @enzyme_py.tape_alloc(i64
 ; CHECK: br label %outer
 ; CHECK-NOT: @malloc
 ; CHECK: r:

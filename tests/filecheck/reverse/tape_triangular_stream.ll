@@ -31,7 +31,7 @@ exit:
 
 ; CHECK-LABEL: define {{.*}} @diffe_f(
 ; CHECK: alloca:
-; CHECK: %[[FIRST:[0-9]+]] = call ptr @malloc(i64 4096)
+; CHECK: %[[FIRST:[0-9]+]] = call ptr @enzyme_py.tape_alloc(i64 4096)
 ; CHECK-NEXT: store ptr %[[FIRST]], ptr %tape.stream
 ; CHECK: inner.preheader:
 ; CHECK: %tape.segment = call i64 @enzyme_py.reserve(ptr %tape.stream, ptr %tape.stream.cap, ptr %tape.stream.used, i64

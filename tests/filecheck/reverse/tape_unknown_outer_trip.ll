@@ -1,4 +1,4 @@
-; reverse mode, an outer loop of unknown trip count (a while loop): the tape grows by rows of the inner nest (enzyme_py.grow), never allocated inside the loop
+; reverse mode, an outer loop of unknown trip count (a while loop): the tape grows by rows of the inner nest (enzyme_py.tape_grow, from empty), never allocated inside the loop
 ; RUN: enzyme-py opt %s -p 'prepare{fn=f},reverse{fn=f,acts=dup,dup,dup,const,const,const,ret=active},dupnoneed{fn=f,acts=dup,dup,dup,const,const,const,ret=active}' | filecheck %s
 
 define double @f(ptr %a, ptr %x, ptr %t, i64 %n, i64 %d, double %lim) {
@@ -47,8 +47,9 @@ exit:
 
 ; CHECK-LABEL: define {{.*}} @diffe_f(
 ; CHECK: entry:
-; CHECK: %[[ROW:[0-9]+]] = mul i64 %tc, 8
-; CHECK: call ptr @malloc(
+; CHECK: %tape.bytes = call i64 @enzyme_py.bytes_mul(i64 %tc, i64 8)
+; CHECK: store i64 0, ptr %tv.cache.cap
+; CHECK: store ptr null, ptr %tv.cache.ptr
 ; CHECK: outer:
-; CHECK: call void @enzyme_py.grow(ptr %tv.cache.ptr, ptr %tv.cache.cap, i64 %iv, i64 %[[ROW]])
+; CHECK: call i64 @enzyme_py.tape_grow(ptr %tv.cache.ptr, ptr %tv.cache.cap, i64 %iv, i64 %tape.bytes)
 ; CHECK-NOT: @malloc

@@ -1,0 +1,95 @@
+"""A gradient whose tape cannot be allocated stops with an error, never writing past it
+(`ad/tape_checks.py`): `MemoryError` from Python, a message and abort() from code with no
+caller to report to. Before, such a tape's size wrapped around or malloc's null was written
+through, and the process crashed (SIGSEGV)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import enzyme_py as ez
+
+HUGE = 2 ** 60  # iterations: a tape of 2^64 bytes and more, saturated at 2^48 (not allocated)
+
+
+def recurrence(x, n):
+    s = 0.0
+    for i in range(n):
+        s += math.sin(x[i % 3] * s + 1.0)
+    return s
+
+
+def triangle(x, m, n):
+    """The inner loop's tape is a segment of the tape stream (its trip count changes)."""
+    s = 0.0
+    for j in range(m):
+        for i in range(j * n):
+            s += math.sin(x[i % 3] * s + 1.0)
+    return s
+
+
+def test_a_tape_too_large_for_memory_is_a_memory_error_naming_the_function():
+    g = ez.grad(recurrence)
+    x = np.ones(3)
+    with pytest.raises(MemoryError, match=r"(?s)tape needs 2\*\*48 bytes or more.*"
+                                          r"test_tape_allocation\.py:\d+: def recurrence"):
+        g(x, HUGE)
+    got = g(x, 10)  # the record was cleared: the same gradient runs again
+    h = 1e-6
+    fd = [(recurrence(x + h * e, 10) - recurrence(x - h * e, 10)) / (2 * h) for e in np.eye(3)]
+    assert np.allclose(got, fd, atol=1e-6)
+
+
+def test_a_tape_stream_segment_too_large_is_a_memory_error():
+    g = ez.grad(triangle)
+    x = np.ones(3)
+    with pytest.raises(MemoryError, match="tape needs 2\\*\\*48 bytes or more"):
+        g(x, 3, HUGE)
+    assert np.all(np.isfinite(g(x, 3, 4)))
+
+
+def test_without_an_error_record_the_process_reports_and_aborts():
+    """C through Enzyme's ABI has no caller to report to: a message on stderr, then abort()
+    (as C code does when memory runs out), instead of a segmentation fault."""
+    code = textwrap.dedent("""\
+        from enzyme_py.ad.driver import gradient_module
+        from enzyme_py.backend import compile_ir
+        from enzyme_py.ir import parse
+        import ctypes, numpy as np
+        text = '''
+        declare double @llvm.sin.f64(double)
+        define double @f(ptr %x, i64 %n) {
+        entry:
+          br label %loop
+        loop:
+          %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+          %s = phi double [ 0.0, %entry ], [ %s1, %loop ]
+          %v = load double, ptr %x
+          %p = fmul double %v, %s
+          %s1 = call double @llvm.sin.f64(double %p)
+          %i1 = add i64 %i, 1
+          %c = icmp slt i64 %i1, %n
+          br i1 %c, label %loop, label %exit
+        exit:
+          ret double %s1
+        }
+        '''
+        out, name = gradient_module(parse(text), "f", ["dup", "const"], True)
+        fn = compile_ir(str(out)).function(name)
+        x, dx = np.ones(1), np.zeros(1)
+        fn(x, dx, 10, 1.0)
+        print("small ok", flush=True)
+        fn(x, dx, 2 ** 60, 1.0)
+        print("not reached", flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert "small ok" in done.stdout and "not reached" not in done.stdout
+    assert done.returncode == -6, done.stderr  # SIGABRT, not SIGSEGV (-11)
+    assert "the gradient's tape needs more memory than could be allocated" in done.stderr
