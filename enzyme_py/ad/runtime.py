@@ -9,30 +9,6 @@ from __future__ import annotations
 from enzyme_py.ir.install import install_function
 from enzyme_py.ir.module import Function, Module
 
-_GROW = """
-define internal void @enzyme_py.grow(ptr %slot, ptr %cap, i64 %needed, i64 %size) {
-entry:
-  %c = load i64, ptr %cap, align 8
-  %full = icmp uge i64 %needed, %c
-  br i1 %full, label %grow, label %done, !prof !0
-grow:
-  %twice = shl i64 %c, 1
-  %more = add i64 %needed, 1
-  %big = icmp ugt i64 %twice, %more
-  %newcap = select i1 %big, i64 %twice, i64 %more
-  store i64 %newcap, ptr %cap, align 8
-  %old = load ptr, ptr %slot, align 8
-  %bytes = mul i64 %newcap, %size
-  %new = call ptr @realloc(ptr %old, i64 %bytes)
-  store ptr %new, ptr %slot, align 8
-  br label %done
-done:
-  ret void
-}
-declare ptr @realloc(ptr, i64)
-!0 = !{!"branch_weights", i32 1, i32 1000}
-"""
-
 # Appends `bytes` (a multiple of 16) to the tape stream `*slot` (capacity `*cap`, `*used` bytes
 # taken) and returns the offset of the new segment; the stream may move (realloc). Where the
 # stream cannot grow (more than 2^64 bytes, or realloc fails) it returns -1, with `*used` the
@@ -234,13 +210,14 @@ _FLOAT_SUFFIX = {"double": ("f64", 8), "float": ("f32", 4), "half": ("f16", 2)}
 
 
 # Frees of memory not provably allocated in the function: the pointer is appended to a list
-# (grown by realloc) in the forward sweep, and everything listed is freed when the reverse
+# (grown by realloc, `enzyme_py.tape_grow`; its failure is not checked: the list holds one
+# pointer per free) in the forward sweep, and everything listed is freed when the reverse
 # sweep ends, when nothing can read the memory any more.
 _DEFER_FREE = """
 define internal void @enzyme_py.defer_free(ptr %list, ptr %cap, ptr %count, ptr %p) {
 entry:
   %n = load i64, ptr %count, align 8
-  call void @enzyme_py.grow(ptr %list, ptr %cap, i64 %n, i64 8)
+  %grown = call i64 @enzyme_py.tape_grow(ptr %list, ptr %cap, i64 %n, i64 8)
   %base = load ptr, ptr %list, align 8
   %at = getelementptr inbounds ptr, ptr %base, i64 %n
   store ptr %p, ptr %at, align 8
@@ -248,7 +225,7 @@ entry:
   store i64 %n1, ptr %count, align 8
   ret void
 }
-declare void @enzyme_py.grow(ptr, ptr, i64, i64)
+declare i64 @enzyme_py.tape_grow(ptr, ptr, i64, i64)
 """
 
 # In canonical loop form (preheader, dedicated exit): a nested `__enzyme_autodiff` may
@@ -361,7 +338,7 @@ def checkpoint_snapshots_function(module: Module) -> Function:
 
 
 def defer_free_function(module: Module) -> Function:
-    grow_function(module)
+    tape_grow_function(module)
     return _install(module, "enzyme_py.defer_free", _DEFER_FREE)
 
 
@@ -371,10 +348,6 @@ def free_deferred_function(module: Module) -> Function:
 
 def _install(module: Module, name: str, text: str) -> Function:
     return install_function(module, name, text, "enzyme_py runtime")
-
-
-def grow_function(module: Module) -> Function:
-    return _install(module, "enzyme_py.grow", _GROW)
 
 
 def reserve_function(module: Module) -> Function:
