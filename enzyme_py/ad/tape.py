@@ -35,6 +35,7 @@ that would grow (an unknown trip count, a root inside a loop) is an error naming
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -677,14 +678,9 @@ class Tape:
     def _times(self, b: Builder, factors: list[Value]) -> Value:
         """The product of byte-count `factors`, saturated at `BYTES_CAP` (which no allocation
         gets: `tape_checks` then leaves instead of writing past a wrapped size)."""
-        if all(isinstance(f, ConstantInt) for f in factors):
-            out = 1
-            for f in factors:
-                assert isinstance(f, ConstantInt)
-                out *= f.value
-            if any(f.value < 0 for f in factors if isinstance(f, ConstantInt)):
-                return ConstantInt(T.I64, 0)  # (as `bytes_mul`: a loop that does not run)
-            return ConstantInt(T.I64, min(out, BYTES_CAP))
+        if all(isinstance(f, ConstantInt) for f in factors):  # (folded as `bytes_mul` does)
+            product = math.prod(max(f.value, 0) for f in factors if isinstance(f, ConstantInt))
+            return ConstantInt(T.I64, min(product, BYTES_CAP))
         mul = bytes_mul_function(self.ctx.module)
         out = factors[0]
         for f in factors[1:]:

@@ -393,7 +393,7 @@ def compile_ir(text: str, opt_level: int = 2, preoptimized: bool = False,
         in_system = same_platform(module.triple, _host().triple) and not _has_inline_asm(text)
         if opt_level and not preoptimized:
             with stage(f"LLVM: -O{opt_level}"):
-                module = _optimized(scope, module, opt_level, vectorize)
+                module = _optimized(scope, module, opt_level, vectorize, in_system)
         optimized = str(module)
         missing = _unresolved(module)
         functions = {fn.name: _describe_function(fn) for fn in module.functions
@@ -488,12 +488,12 @@ def _check_resolved(missing: list[str]) -> None:
 
 
 def _optimized(scope: ExitStack, module: llvm.ModuleRef, level: int,
-               ordered_reductions: bool) -> llvm.ModuleRef:
-    """`module` after `-O<level>`: the system's release LLVM's result, parsed in `scope`,
-    where that library is there (`pipelines._in_system_llvm`), else `module` itself, optimized
-    in place by llvmlite."""
-    out = _in_system_llvm(module, f"default<O{level}>", level, True, True, True,
-                          ordered_reductions)
+               ordered_reductions: bool, in_system: bool) -> llvm.ModuleRef:
+    """`module` after `-O<level>`: with `in_system` (see `compile_ir`), the system's release
+    LLVM's result, parsed in `scope`, where that library is there
+    (`pipelines._in_system_llvm`); else `module` itself, optimized in place by llvmlite."""
+    out = _in_system_llvm(module, level, True, True, True, ordered_reductions) \
+        if in_system else None
     if out is not None:
         return scope.enter_context(_scratch(out))
     _run_pipeline(module, level, True, True, ordered_reductions=ordered_reductions)

@@ -104,13 +104,13 @@ def _run_pipeline(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
         _run_manager(builder.getModulePassManager(), module, builder)
 
 
-def _in_system_llvm(module: llvm.ModuleRef, pipeline: str, level: int, loop_vectorize: bool,
+def _in_system_llvm(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
                     slp_vectorize: bool, unroll: bool, ordered_reductions: bool) -> str | None:
-    """The text of `module` (parsed, verified, for a target) after `pipeline` (LLVM's textual
-    form; `level` 1-3 for `default<O{level}>`), run with `_run_pipeline`'s tuning in the
-    system's release LLVM (`system_llvm`: faster than llvmlite's, which has assertions); None
-    where that library is missing or failed, the module is not for the host's platform or
-    holds inline asm, or `level` is 0: then the caller runs the pipeline in llvmlite."""
+    """The text of `module` (parsed, verified, for a target) after `-O<level>`, run with
+    `_run_pipeline`'s tuning in the system's release LLVM (`system_llvm`: faster than
+    llvmlite's, which has assertions); None where that library is missing or failed, the
+    module is not for the host's platform or holds inline asm, or `level` is 0: then the
+    caller runs the pipeline in llvmlite."""
     _check_level(level)
     if level == 0 or not same_platform(module.triple, _host().triple):
         return None
@@ -118,7 +118,8 @@ def _in_system_llvm(module: llvm.ModuleRef, pipeline: str, level: int, loop_vect
     if _has_inline_asm(text):  # (stays in llvmlite, as in `native.compile_ir`)
         return None
     vectorize = loop_vectorize and level >= 2
-    return system_llvm.optimize(text, pipeline, vectorize, slp_vectorize and level >= 2,
+    return system_llvm.optimize(text, f"default<O{level}>", vectorize,
+                                slp_vectorize and level >= 2,
                                 unroll, ordered_reductions)
 
 
@@ -142,8 +143,8 @@ def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
     """
     with _scratch(text) as module:
         _target_host(module)
-        out = _in_system_llvm(module, f"default<O{level}>", level, loop_vectorize,
-                              slp_vectorize, unroll, ordered_reductions=False)
+        out = _in_system_llvm(module, level, loop_vectorize, slp_vectorize, unroll,
+                              ordered_reductions=False)
         if out is not None:
             return out
         _run_pipeline(module, level, loop_vectorize, slp_vectorize, unroll)
