@@ -49,6 +49,7 @@ from enzyme_py.analysis.memory import (
     DEALLOCATION_FUNCTIONS,
     UNKNOWN,
     MemObject,
+    is_unnamed,
     may_alias,
     underlying,
 )
@@ -368,7 +369,7 @@ class _Outliner:
             shape, elem = self.arrays[o.index]
             extent = (elem, tuple(self.fn.args[k] for k in shape))
         if extent is None:
-            what_o = "unknown memory" if o is UNKNOWN else _describe(self.fn, o)
+            what_o = "unknown memory" if is_unnamed(o) else _describe(self.fn, o)
             raise self.error(inst, f"the loop {what} {what_o}, whose extent is not known "
                                    "before it (checkpointing copies the loop's state: pass "
                                    "contiguous arrays, or allocate that memory in the "

@@ -4,11 +4,11 @@ a loop.
 
 Invariants: every answer errs toward "may change" (a wrong "cannot" would let the reverse sweep
 re-read overwritten memory, or share one cached value between iterations that differ): a call
-that writes memory that cannot be named, a write inside a callee, or a lifetime marker counts
-as a write. On a GPU, in a kernel that waits at barriers, memory other threads can reach that
-any thread writes (they all run the same code) may change at every barrier, so a load of it is
-never re-read after a barrier and never taken as the same in a loop that waits at one. Nothing
-here changes the IR.
+of code the module does not define (what it may write: `memory_effects`), a write inside a
+callee, or a lifetime marker counts as a write. On a GPU, in a kernel that waits at barriers,
+memory other threads can reach that any thread writes (they all run the same code) may change
+at every barrier, so a load of it is never re-read after a barrier and never taken as the same
+in a loop that waits at one. Nothing here changes the IR.
 """
 
 from __future__ import annotations
@@ -50,8 +50,6 @@ class TapeFacts:
         lifetime marker) later in `v`'s block, in a block reachable from it, or in `v`'s own
         block when a cycle returns to it? If not, the memory still holds what `v` read when
         the reverse sweep runs (the reverse sweep writes only shadows; frees are deferred)."""
-        if self.effects.writes_unknown_call:
-            return True
         block = v.parent
         assert block is not None
         if self._other_threads_write(objs):
@@ -122,8 +120,6 @@ class TapeFacts:
 
     def written_in(self, objs: frozenset, lp: Loop) -> bool:
         """May an instruction of `lp` (or a callee it calls) write memory in `objs`?"""
-        if self.effects.writes_unknown_call:
-            return True
         if self._other_threads_write(objs) and any(
                 isinstance(i, I.Call) and is_barrier(i.callee_name or "")
                 for b in lp.blocks for i in b.instructions):

@@ -3,13 +3,15 @@
 Invariants: `underlying(p)` is the set of objects `p` may point into — arguments, allocas,
 globals, allocation calls, and for a pointer loaded from memory the load itself ("derived"
 memory: what that pointer leads to) — found through GEPs, casts, phis and selects; `UNKNOWN`
-stands for memory we cannot name (returned by an unknown call, made from an integer). Two
-objects may alias unless they are distinct allocas/globals/allocations, or one is local
-(alloca, allocation) and the other an argument or global, or either is a `noalias` argument;
-derived memory may alias anything, except the front end's error record (`enzyme_py.error.N`)
-when no code of the module takes its address (it is only loaded and stored): no argument or
-loaded pointer can then lead there. This is deliberately conservative: a wrong "cannot alias"
-would give a wrong gradient, a wrong "may alias" only costs a cached value.
+stands for memory we cannot name (returned by an unknown call, made from an integer), and
+`EXTERNAL` for what a function the module does not define may write (it aliases like an
+argument that is not `noalias`). Two objects may alias unless they are distinct
+allocas/globals/allocations, or one is local (alloca, allocation) and the other an argument, a
+global or `EXTERNAL`, or either is a `noalias` argument; derived memory may alias anything,
+except the front end's error record (`enzyme_py.error.N`) when no code of the module takes its
+address (it is only loaded and stored): no argument or loaded pointer can then lead there. This
+is deliberately conservative: a wrong "cannot alias" would give a wrong gradient, a wrong "may
+alias" only costs a cached value.
 """
 
 from __future__ import annotations
@@ -22,14 +24,27 @@ from enzyme_py.ir.values import Argument, ConstantExpr, ConstantKeyword, GlobalV
 
 
 class _Unknown:
-    """Memory that cannot be named."""
+    """Memory that cannot be named (`UNKNOWN`, `EXTERNAL`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return "UNKNOWN"
+        return self.name
 
 
-UNKNOWN = _Unknown()
+UNKNOWN = _Unknown("UNKNOWN")
+# What code the module does not define may reach without being handed it: globals, the memory
+# behind arguments that are not `noalias`, and everything reached through them. It is never
+# a local (an alloca or an allocation) and never a `noalias` argument: a write set names those
+# explicitly when their address escapes (`memory_effects.escaped_objects`).
+EXTERNAL = _Unknown("EXTERNAL")
 MemObject = Value | _Unknown
+
+
+def is_unnamed(o: object) -> bool:
+    """`o` stands for memory that cannot be named (`UNKNOWN` or `EXTERNAL`)."""
+    return isinstance(o, _Unknown)
 
 ALLOCATION_FUNCTIONS = frozenset({
     "malloc", "calloc", "realloc", "aligned_alloc", "_Znwm", "_Znam", "_ZnwmSt11align_val_t",
@@ -260,7 +275,7 @@ def may_alias_objects(a: MemObject, b: MemObject) -> bool:
         return False
     if isinstance(a, GlobalVariable) and isinstance(b, GlobalVariable):
         return False
-    return True  # two arguments, or an argument and a global
+    return True  # two arguments, or an argument and a global (EXTERNAL counts as an argument)
 
 
 def may_alias(xs: frozenset[MemObject], ys: frozenset[MemObject]) -> bool:

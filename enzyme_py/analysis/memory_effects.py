@@ -5,7 +5,11 @@ that write no user memory; the transforms, the activity analysis and the API ask
 Invariants: every answer errs toward "may write" (a write missed would give a wrong gradient or
 let a read-only array be written; one too many only costs a shadow, a cached value or an
 error): a call is a write unless the rule table, the inactive table, `NON_WRITING_CALLS`, the
-harmless intrinsics or a `memory(none)`/`memory(read)` attribute say otherwise. Nothing here
+harmless intrinsics or a `memory(none)`/`memory(read)` attribute say otherwise. A call of a
+function the module does not define writes `EXTERNAL` (globals, arguments that are not
+`noalias`, what they lead to), the memory behind its pointer arguments, and every object
+whose address the function lets out (`escaped_objects`): it cannot reach a local or a
+`noalias` argument it is not handed, as LLVM's own alias analysis assumes. Nothing here
 changes the IR.
 """
 
@@ -17,12 +21,15 @@ from enzyme_py.analysis.gpu import is_barrier
 from enzyme_py.analysis.memory import (
     ALLOCATION_FUNCTIONS,
     DEALLOCATION_FUNCTIONS,
+    EXTERNAL,
     UNKNOWN,
     MemObject,
+    is_unnamed,
     may_alias,
     underlying,
 )
 from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
 from enzyme_py.ir.module import Function, GlobalVariable
 from enzyme_py.ir.printer import FunctionPrinter
 from enzyme_py.ir.values import Argument, Value
@@ -50,6 +57,8 @@ NON_WRITING_CALLS = frozenset({
     # the reverse transform's own list of deferred frees: it writes only that list
     "enzyme_py.defer_free",
 })
+# Parameter attributes that promise a callee keeps no copy of the pointer after it returns
+NO_CAPTURE = ("captures(none)", "nocapture")
 
 
 def memory_intrinsic(name: str) -> str | None:
@@ -111,7 +120,7 @@ class MemoryEffects:
 
     function: Function
     writes: tuple[tuple[I.Instruction, frozenset[MemObject]], ...]
-    writes_unknown_call: bool
+    writes_unknown_call: bool  # (its writes are in `writes` too, bounded as the invariant says)
 
     def may_be_written(self, objs: frozenset[MemObject]) -> bool:
         """True if any instruction of the function may write memory in `objs`."""
@@ -128,6 +137,8 @@ class MemoryEffects:
         p = FunctionPrinter(self.function)
 
         def name(o: MemObject) -> str:
+            if o is EXTERNAL:
+                return "memory outside code may reach"
             return "unknown memory" if o is UNKNOWN else p.ref(o)  # type: ignore[arg-type]
 
         lines = [f"; writes of @{self.function.name}"]
@@ -144,7 +155,8 @@ def memory_effects(fn: Function) -> MemoryEffects:
     defined callees (followed transitively; a recursive call adds nothing new), and calls not
     known to write nothing (`writes_no_memory`). A callee's writes through its parameters are
     counted as writes to the objects passed at the call, and all its writes are recorded at
-    the call (its own instructions never appear)."""
+    the call (its own instructions never appear). A write of memory `fn` cannot name
+    (`EXTERNAL`, `UNKNOWN`) also writes the objects that escaped from `fn`."""
     writes: list[tuple[I.Instruction, frozenset[MemObject]]] = []
     unknown = _collect(fn, writes, set())
     return MemoryEffects(fn, tuple(writes), unknown)
@@ -155,6 +167,7 @@ def _collect(fn: Function, writes: list[tuple[I.Instruction, frozenset[MemObject
     """Append `fn`'s writes; True when it calls something that may write anything."""
     unknown = False
     visiting.add(fn.name or "")
+    first = len(writes)
     for inst in fn.instructions():
         ptr = written_pointer(inst)
         if ptr is not None:
@@ -179,7 +192,54 @@ def _collect(fn: Function, writes: list[tuple[I.Instruction, frozenset[MemObject
             unknown |= _callee_writes(writes, inst, inst.callee, visiting)
         else:
             unknown = True
+            writes.append((inst, frozenset({EXTERNAL}).union(
+                *(underlying(a) for a in inst.args if a.type.is_pointer))))
+    unnamed = [k for k in range(first, len(writes))
+               if EXTERNAL in writes[k][1] or UNKNOWN in writes[k][1]]
+    if unnamed:
+        escaped = escaped_objects(fn)
+        for k in unnamed:
+            writes[k] = (writes[k][0], writes[k][1] | escaped)
     return unknown
+
+
+def escaped_objects(fn: Function) -> frozenset[MemObject]:
+    """The objects whose address `fn` lets out, where code it does not see may keep it: a
+    pointer into them stored as a value, returned, converted to an integer, put in a vector or
+    an aggregate, or passed to a call whose parameter is not marked `captures(none)` (memory
+    intrinsics, frees, and the calls that write no memory keep nothing). GEPs, casts, phis and
+    selects hand the address on to their own users (`underlying` sees through them); loads and
+    stores through it and comparisons keep nothing."""
+    out: set[MemObject] = set()
+    for inst in fn.instructions():
+        if isinstance(inst, (I.GetElementPtr, I.Phi, I.Select, I.Compare, I.Load)) or \
+                isinstance(inst, I.Cast) and inst.opcode in ("bitcast", "addrspacecast"):
+            continue
+        if isinstance(inst, I.Store):
+            kept: list[Value] = [inst.value]
+        elif isinstance(inst, I.Call):
+            kept = [a for k, a in enumerate(inst.args) if _keeps(inst, k)]
+        elif isinstance(inst, (I.AtomicRMW, I.CmpXchg)):
+            kept = inst.operands[1:]
+        else:
+            kept = inst.operands
+        for v in kept:
+            if T.carries_pointer(v.type):
+                out |= underlying(v)
+    return frozenset(out)
+
+
+def _keeps(call: I.Call, k: int) -> bool:
+    """May `call` keep a copy of its argument `k` after it returns?"""
+    name = call.callee_name or ""
+    if memory_intrinsic(name) or name in DEALLOCATION_FUNCTIONS or writes_no_memory(name) or \
+            is_matrix_kernel(name):
+        return False
+    attrs = list(call.arg_attrs[k]) if k < len(call.arg_attrs) else []
+    callee = call.callee
+    if isinstance(callee, Function) and k < len(callee.args):
+        attrs += callee.args[k].attrs
+    return not any(a in NO_CAPTURE for a in attrs)
 
 
 def _callee_writes(writes: list[tuple[I.Instruction, frozenset[MemObject]]], call: I.Call,
@@ -274,7 +334,7 @@ def written_arguments(fn: Function) -> frozenset[int]:
         for o in objs:
             if isinstance(o, Argument) and o.parent is fn:
                 out.add(o.index)
-            elif o is UNKNOWN or isinstance(o, I.Load):
+            elif is_unnamed(o) or isinstance(o, I.Load):
                 return pointers
     return frozenset(out)
 

@@ -273,6 +273,17 @@ def element_type_at(t: Type, index: int) -> Type:
     return struct_elements(t)[index]
 
 
+def carries_pointer(t: Type) -> bool:
+    """Types whose values can hold a pointer (a vector or an aggregate of them too)."""
+    if t.is_pointer:
+        return True
+    if isinstance(t, (ArrayType, VectorType)):
+        return carries_pointer(t.element)
+    if isinstance(t, (StructType, IdentifiedStructType)):
+        return any(carries_pointer(e) for e in struct_elements(t))
+    return False
+
+
 def carries_float(t: Type) -> bool:
     """Types whose values can carry a derivative (float data, in aggregates too)."""
     if t.is_fp_or_fp_vector:
