@@ -10,11 +10,11 @@ whose tape would not fit in 64 bits fails like an allocation that is too large, 
 wrapping to a small size that the forward sweep writes past.
 
 This pass splits the block after each such call (a checked `tape_alloc` becomes the `malloc`
-it stands for): where the allocation failed, the function
-calls `@enzyme_py.tape_failed(bytes)`, which by default writes a message on stderr and calls
-abort(), as C code does when memory runs out. `report_to_record` turns those exits of one
-function (the gradient that Python calls) into a store of `[site, bytes, 0]` to the caller's
-error record and a return of zeros, so the caller raises `MemoryError` instead.
+it stands for, followed on Linux by `enzyme_py.huge_pages`): where the allocation failed,
+the function calls `@enzyme_py.tape_failed(bytes)`, which by default writes a message on
+stderr and calls abort(), as C code does when memory runs out. `report_to_record` turns those
+exits of one function (the gradient that Python calls) into a store of `[site, bytes, 0]` to
+the caller's error record and a return of zeros, so the caller raises `MemoryError` instead.
 
 Invariants: every call of the three helpers outside the helpers themselves is followed by
 its check (consecutive growths by one check of them all); the checks change no path on which
@@ -24,7 +24,7 @@ process goes on, one leak per failure).
 
 from __future__ import annotations
 
-from enzyme_py.ad.runtime import tape_failed_function
+from enzyme_py.ad.runtime import huge_pages_function, tape_failed_function
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
@@ -83,8 +83,12 @@ def _check(module: Module, run: list[I.Call], fail: Block, needed: I.Phi) -> Non
         failed = b.binop("and", got_none, b.icmp("ne", args[0], ConstantInt(T.I64, 0)))
         bytes_: Value = args[0]
         # checked now: a plain malloc again (the allocation keeps its name, `%tape`, for
-        # `profile`'s heap report)
+        # `profile`'s heap report), a large one in huge pages where the host has them
         call.operands[-1] = module.declare_function("malloc", T.FunctionType(T.PTR, (T.I64,)))
+        huge = huge_pages_function(module)
+        if huge is not None:
+            Builder().position_before(after.instructions[after.first_insertion_index()]).call(
+                huge, [call, bytes_])
     elif call.callee_name == RESERVE:
         failed = b.icmp("eq", call, ConstantInt(T.I64, -1))
         bytes_ = b.load(T.I64, args[2], 8)  # (the stream's `used`: what it needed)

@@ -93,3 +93,23 @@ def test_without_an_error_record_the_process_reports_and_aborts():
     assert "small ok" in done.stdout and "not reached" not in done.stdout
     assert done.returncode == -6, done.stderr  # SIGABRT, not SIGSEGV (-11)
     assert "the gradient's tape needs more memory than could be allocated" in done.stderr
+
+
+def test_a_large_tape_frame_asks_for_huge_pages_on_linux():
+    """A frame of `HUGE_TAPE_BYTES` or more gets madvise(MADV_HUGEPAGE) on its whole 2 MiB
+    pages where the module runs on Linux, and nothing elsewhere; the gradient is the one
+    forward mode gives (the advice changes no contents)."""
+    from enzyme_py.ad.runtime import HUGE_TAPE_BYTES, huge_pages_function
+    from enzyme_py.ir import parse
+
+    n = 2 * HUGE_TAPE_BYTES // 8  # one double per iteration: a frame of 8 MiB
+    x = np.array([0.3, -0.2, 0.7])
+    got = ez.grad(recurrence)(x, n)
+    want = [ez.jvp(recurrence, (x, n), (e, 0))[1] for e in np.eye(3)]
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-12)
+    shown = ez.show(recurrence, x, 10, stage="optimized")
+    if sys.platform.startswith("linux"):
+        assert "@madvise(" in shown and "i32 14)" in shown
+    linux, mac = parse('target triple = "x86_64-pc-linux-gnu"'), \
+        parse('target triple = "arm64-apple-macosx14.0.0"')
+    assert huge_pages_function(linux) is not None and huge_pages_function(mac) is None
