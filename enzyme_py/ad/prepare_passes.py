@@ -29,6 +29,7 @@ from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.passes import NestedPass, Param, Pipeline, Stage, pass_text, register_pass
+from enzyme_py.rules.inactive import is_known_inactive
 
 # After indirect calls were split into guarded direct calls (`devirtualize`): inline the new
 # callees; then, once the fallbacks proven dead are gone, fold the guards and canonicalize.
@@ -58,7 +59,8 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
                         keep: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Mark every defined function reachable by calls from `targets` `alwaysinline` (and drop
     `noinline`, which clang -O0 puts on everything), except those in `keep` (custom gradients,
-    inactive functions, the matrix kernel), whose calls must stay calls. Returns the marked
+    inactive functions, the matrix kernel) and the known-inactive table's (the runtime's
+    `enzyme_py.huge_pages`), whose calls must stay calls. Returns the marked
     names."""
     todo = [module.symbols[t] for t in targets if isinstance(module.symbols.get(t), Function)]
     seen: set[str] = set()
@@ -71,8 +73,8 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
                 continue
             callee = inst.callee
             if not isinstance(callee, Function) or callee.is_declaration or \
-                    callee.name in keep:
-                continue
+                    callee.name in keep or is_known_inactive(callee.name or ""):
+                continue  # (a known-inactive body is never differentiated: a call stays)
             if callee.name in seen:
                 continue
             seen.add(callee.name or "")

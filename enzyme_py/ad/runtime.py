@@ -113,9 +113,11 @@ _MADV_HUGEPAGE = 14  # (Linux, every architecture)
 # anything touches them. glibc serves such blocks with a fresh mapping on every call (above
 # its mmap threshold, at most 32 MiB), which the forward sweep then faults in page by page:
 # the C stencil2d gradient took 12,500 page faults a call, 38% of its time in the kernel.
-# Where transparent huge pages are off, madvise fails or does nothing: the same memory.
+# Where transparent huge pages are off, madvise fails or does nothing: the same memory. Kept
+# out of line and listed inactive (`rules/inactive.py`): a gradient differentiated again
+# (Hessians) replays it, where inlined, its madvise would be a call without a rule.
 _HUGE_PAGES = f"""
-define internal void @enzyme_py.huge_pages(ptr %p, i64 %bytes) alwaysinline {{
+define internal void @enzyme_py.huge_pages(ptr %p, i64 %bytes) noinline {{
 entry:
   %big = icmp uge i64 %bytes, {HUGE_TAPE_BYTES}
   br i1 %big, label %pages, label %done

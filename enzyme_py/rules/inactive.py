@@ -25,8 +25,8 @@ INACTIVE_FUNCTIONS = frozenset({
     # random numbers and time
     "rand", "srand", "rand_r", "random", "srandom", "drand48", "srand48", "time", "clock",
     "clock_gettime", "gettimeofday",
-    # heap queries (integer results)
-    "malloc_usable_size",
+    # heap queries (integer results); the runtime's advice on tape memory (contents unchanged)
+    "malloc_usable_size", "enzyme_py.huge_pages",
     # libstdc++ hash tables: hashing bytes, bucket counts (integers; the policy's own state)
     "_ZSt11_Hash_bytesPKvmm", "_ZSt15_Fnv_hash_bytesPKvmm",
     "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
