@@ -39,9 +39,11 @@ from enzyme_py.ad.derived import Derived, SplitPair
 from enzyme_py.ad.frees import FREES_TYPE
 from enzyme_py.ad.libc import LibC
 from enzyme_py.ad.runtime import (
+    bytes_mul_function,
     checkpoint_snapshots_function,
     free_deferred_function,
     revolve_split_function,
+    tape_alloc_function,
 )
 from enzyme_py.ad.signature import result_type
 from enzyme_py.analysis.activities import Activity
@@ -165,6 +167,16 @@ class _Builder:
                                                           (nxt, latch)]
         return b.phi(T.I64, incoming, name="steps")
 
+    def _alloc(self, b: Builder, factors: list[Value], name: str) -> Value:
+        """Tape memory for the product of byte-count `factors` (saturated, as the tape's own:
+        `bytes_mul`), allocated through `enzyme_py.tape_alloc`, which `tape-checks` checks:
+        a snapshot that cannot be allocated stops the gradient with a message instead of
+        being written through."""
+        nbytes = factors[0]
+        for f in factors[1:]:
+            nbytes = b.call(bytes_mul_function(self.module), [nbytes, f])
+        return b.call(tape_alloc_function(self.module), [nbytes], name=name)
+
     # --- the augmented function ------------------------------------------------------------
 
     def _augmented(self, aug: Function) -> None:
@@ -175,7 +187,7 @@ class _Builder:
         tape_out = aug.args[-1]
         b = Builder(aug.append_block("entry"))
         size = self._state_bytes(b, wide)
-        tape = self.libc.call_malloc(b, b.add(size, ConstantInt(T.I64, HEADER)), name="tape")
+        tape = self._alloc(b, [b.add(size, ConstantInt(T.I64, HEADER))], "tape")
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         self._copy_state(b, wide, start, save=True)
         room = self._room(b, size)
@@ -186,9 +198,13 @@ class _Builder:
         else:
             if self.plan.trips >= 0:  # (known not to fit: keep none)
                 trips = self._primal_args(wide)[self.plan.trips]
-                room = b.select(b.icmp("sgt", trips, room), ConstantInt(T.I64, 0), room,
+                # (no more states than steps: a fixed number may be far more than it needs)
+                steps = b.select(b.icmp("slt", trips, ConstantInt(T.I64, 0)),
+                                 ConstantInt(T.I64, 0), trips)
+                room = b.select(b.icmp("sgt", trips, room), ConstantInt(T.I64, 0),
+                                b.select(b.icmp("slt", steps, room), steps, room),
                                 name="room.used")
-            states = self.libc.call_malloc(b, b.mul(room, size), name="states")
+            states = self._alloc(b, [room, size], "states")
             n = self._run_steps(b, wide, None, keep=(states, size, room))
             fits = b.icmp("sle", n, room, name="all.kept")
             here = b.block
@@ -234,7 +250,7 @@ class _Builder:
         n = b.load(T.I64, tape, 8, name="n")
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         size = self._state_bytes(b, wide)
-        final = self.libc.call_malloc(b, size, name="final")
+        final = self._alloc(b, [size], "final")
         self._copy_state(b, wide, final, save=True)
         for acc, t in zip(sums, self.outs, strict=True):
             b.store(zero(t), acc)
@@ -262,8 +278,8 @@ class _Builder:
                        [n, size, ConstantInt(T.I64, self.plan.snapshots),
                         ConstantInt(T.I64, self.plan.budget)], name="snapshots")
         free_slots = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
-        kept = self.libc.call_malloc(b, b.mul(free_slots, size), name="kept")
-        frames = self.libc.call_malloc(b, b.mul(count, ConstantInt(T.I64, 16)), name="frames")
+        kept = self._alloc(b, [free_slots, size], "kept")
+        frames = self._alloc(b, [count, ConstantInt(T.I64, 16)], "frames")
         zero64 = ConstantInt(T.I64, 0)
         b.store(zero64, depth)
         b.store(zero64, _frame(b, frames, zero64, 0))

@@ -115,9 +115,11 @@ _MADV_HUGEPAGE = 14  # (Linux, every architecture)
 # the C stencil2d gradient took 12,500 page faults a call, 38% of its time in the kernel.
 # Where transparent huge pages are off, madvise fails or does nothing: the same memory. Kept
 # out of line and listed inactive (`rules/inactive.py`): a gradient differentiated again
-# (Hessians) replays it, where inlined, its madvise would be a call without a rule.
+# (Hessians) replays it, where inlined, its madvise would be a call without a rule. Its
+# attributes tell LLVM what it is: it neither keeps the pointer nor touches the memory.
+_ADVICE = "noinline nounwind willreturn memory(inaccessiblemem: readwrite)"
 _HUGE_PAGES = f"""
-define internal void @enzyme_py.huge_pages(ptr %p, i64 %bytes) noinline {{
+define internal void @enzyme_py.huge_pages(ptr captures(none) %p, i64 %bytes) {_ADVICE} {{
 entry:
   %big = icmp uge i64 %bytes, {HUGE_TAPE_BYTES}
   br i1 %big, label %pages, label %done

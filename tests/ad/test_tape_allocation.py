@@ -5,6 +5,7 @@ through, and the process crashed (SIGSEGV)."""
 
 from __future__ import annotations
 
+import ast
 import math
 import subprocess
 import sys
@@ -113,3 +114,47 @@ def test_a_large_tape_frame_asks_for_huge_pages_on_linux():
     linux, mac = parse('target triple = "x86_64-pc-linux-gnu"'), \
         parse('target triple = "arm64-apple-macosx14.0.0"')
     assert huge_pages_function(linux) is not None and huge_pages_function(mac) is None
+
+
+CHECKPOINTED = """\
+import ast
+import math
+import numpy as np
+import enzyme_py as ez
+
+
+def f(x, n):
+    u = x.copy()
+    for t in ez.checkpointed(range(n), snapshots=1125899906842624):
+        for i in range(u.shape[0]):
+            u[i] = math.sin(u[i]) + 0.5 * u[i]
+    return np.sum(u)
+
+
+x = np.linspace(0.1, 0.9, 4)
+print(ez.grad(f)(x, 10).tolist(), flush=True)
+ez.grad(f)(x, 2 ** 50)
+print("not reached", flush=True)
+"""
+
+
+def test_checkpoint_snapshots_that_cannot_be_allocated_stop_with_a_message(tmp_path):
+    """A fixed number of snapshots keeps no more states than the loop has steps (2^50
+    snapshots of a 10-step loop: 10 states); where the states cannot be allocated (2^50
+    steps), the gradient stops with the tape's message and abort(), not by writing through
+    a null pointer (SIGSEGV before)."""
+    script = tmp_path / "checkpointed.py"
+    script.write_text(CHECKPOINTED)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    first = done.stdout.splitlines()[0] if done.stdout else ""
+    got = np.array(ast.literal_eval(first)) if first.startswith("[") else None
+    x = np.linspace(0.1, 0.9, 4)
+    u, d = x.copy(), np.ones(4)
+    for _ in range(10):
+        d *= np.cos(u) + 0.5
+        u = np.sin(u) + 0.5 * u
+    assert got is not None and np.allclose(got, d, rtol=1e-12), done.stdout + done.stderr
+    assert "not reached" not in done.stdout
+    assert done.returncode == -6, done.stderr  # SIGABRT, not SIGSEGV (-11)
+    assert "the gradient's tape needs more memory than could be allocated" in done.stderr
