@@ -28,7 +28,7 @@ from enzyme_py.ad.instruction_dispatch import InstructionHandlers, dispatch
 from enzyme_py.ad.masked_memory import forward_masked
 from enzyme_py.ad.matrix_calls import forward_matrix_call
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
-from enzyme_py.ad.shadow import check_integer_copy, stores_shadowed_pointer
+from enzyme_py.ad.shadow import check_integer_copy, integer_constant, stores_shadowed_pointer
 from enzyme_py.analysis import memory
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.memory import DEALLOCATION_FUNCTIONS, underlying
@@ -199,6 +199,13 @@ def _store(st: ForwardState, inst: I.Store) -> None:
             _store_pointer(st, inst)
         return
     if not carries_float(value.type) or not st.ctx.activity.touches_shadow(ptr):
+        if integer_constant(value) and st.ctx.activity.touches_shadow(ptr):
+            # (a memset LLVM made a store: the bytes it writes have zero tangents)
+            shadows = st.shadows(ptr)
+            b = st.b.position_after_def(inst)
+            for sp in shadows:
+                b.store(zero(value.type), sp, inst.align)
+            return
         check_integer_copy(st.ctx, inst)
         return
     shadows = st.shadows(ptr)

@@ -23,7 +23,7 @@ from enzyme_py.ad.matrix_calls import reverse_matrix_call
 from enzyme_py.ad.reverse_state import ReverseState
 from enzyme_py.ad.rule_lookup import check_partials, diff_operands, find_rule
 from enzyme_py.ad.runtime import copy_adjoint_function, move_adjoint_function
-from enzyme_py.ad.shadow import check_integer_copy
+from enzyme_py.ad.shadow import check_integer_copy, integer_constant
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.memory_effects import memory_intrinsic, write_after
 from enzyme_py.ir import instructions as I
@@ -294,6 +294,10 @@ def _load(st: ReverseState, inst: I.Load) -> None:
 def _store(st: ReverseState, inst: I.Store) -> None:
     value, ptr = inst.operands
     if not carries_float(value.type) or not st.ctx.activity.touches_shadow(ptr):
+        if integer_constant(value) and st.ctx.activity.touches_shadow(ptr):
+            # (a memset LLVM made a store: the bytes it overwrote pass on no adjoint)
+            st.b.store(zero(value.type), st.reverse_shadow(ptr), inst.align)
+            return
         check_integer_copy(st.ctx, inst)
         return
     if st.overwrites.takes_store(inst):  # the next reversed trip stores its adjoint

@@ -32,9 +32,11 @@ from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, GlobalVariable
 from enzyme_py.ir.values import (
     Argument,
+    ConstantAggregate,
     ConstantExpr,
     ConstantInt,
     ConstantKeyword,
+    ConstantSplat,
     Value,
     zero,
 )
@@ -282,6 +284,21 @@ def check_old_value_unused(ctx: DerivationContext, inst: I.AtomicRMW) -> None:
         raise ctx.error(inst, "the old value this atomic update returns is used; its "
                               "derivative depends on the order threads run in, which enzyme_py "
                               "does not differentiate (use the atomic only to add)")
+
+
+def integer_constant(v: Value) -> bool:
+    """`v` is a constant made of integers only (no float, pointer or constant expression):
+    what LLVM makes of a small memset (`store i64 0` over two floats). Stored into shadowed
+    memory, it leaves bytes that carry no derivative, so their shadow is zero after it."""
+    if isinstance(v, ConstantKeyword):
+        return not T.carries_pointer(v.type) and not T.carries_float(v.type)
+    if isinstance(v, ConstantInt):
+        return True
+    if isinstance(v, ConstantSplat):
+        return integer_constant(v.element)
+    if isinstance(v, ConstantAggregate):
+        return all(integer_constant(e) for e in v.elements)
+    return False
 
 
 def check_integer_copy(ctx: DerivationContext, store: I.Store) -> None:

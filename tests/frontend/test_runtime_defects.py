@@ -196,3 +196,31 @@ def test_a_returned_view_of_an_owned_block_keeps_its_order(f):
     for g, w in zip(got if isinstance(got, tuple) else (got,),
                     want if isinstance(want, tuple) else (want,), strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+def sum_twice_after_a_product(x):
+    """NumPy fuzz seed 8366, shrunk: in float32, LLVM turns the zeroing of the 2-float
+    accumulator of `np.sum(x, axis=0)` into one `store i64 0`, which both modes ignored (not
+    a float store): the reverse sweep kept the adjoint of the first trip's sum in the second
+    (every element 4.0 too large), forward mode its tangent."""
+    acc = x.reshape(2, -1) @ x[..., 1] + x
+    for _ in range(2):
+        acc = acc + np.sum(x, axis=0)
+    return np.sum(acc)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_integer_zero_stored_over_floats_clears_their_shadow(dtype):
+    x = np.random.default_rng(1).uniform(-1.0, 1.0, (4, 2))
+    v = np.random.default_rng(2).uniform(-1.0, 1.0, (4, 2))
+    # f = 4 sum(A @ b) + sum(x) + 2 * 4 sum(x), A = x.reshape(2, 4), b = x[:, 1]: the
+    # product is broadcast over x's 4 rows, each trip adds the column sums to 4 rows
+    a, b = x.reshape(2, -1), x[:, 1]
+    want = np.full((4, 2), 9.0)
+    want.reshape(2, -1)[...] += 4.0 * b[None, :]  # d/dA[k, m] = 4 b[m]
+    want[:, 1] += 4.0 * a.sum(axis=0)  # d/db[m] = 4 sum_k A[k, m]
+    got = ez.grad(sum_twice_after_a_product)(x.astype(dtype))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    _, slope = ez.jvp(sum_twice_after_a_product, (x.astype(dtype),), (v.astype(dtype),))
+    assert slope == pytest.approx(float(np.sum(want * v)), rel=tol, abs=tol)
