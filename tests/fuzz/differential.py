@@ -231,7 +231,7 @@ class _TieProbe:
 
     def __init__(self) -> None:
         self.ties: list[str] = []
-        self.linalg = types.SimpleNamespace(norm=np.linalg.norm)
+        self.linalg = types.SimpleNamespace(norm=self._norm)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(np, name)
@@ -279,6 +279,17 @@ class _TieProbe:
         if np.any(np.asarray(a) == 0):
             self._note("np.abs at 0")
         return np.abs(a)
+
+    def sqrt(self, a: Any) -> Any:
+        if np.any(np.asarray(a) == 0):
+            self._note("np.sqrt at 0")  # (an infinite slope: NumPy, JAX and we give nan/inf)
+        return np.sqrt(a)
+
+    def _norm(self, a: Any, *args: Any, **kw: Any) -> Any:
+        out = np.linalg.norm(a, *args, **kw)
+        if np.any(np.asarray(out) == 0):
+            self._note("np.linalg.norm of zeros")  # (x / |x| at x = 0: JAX gives nan too)
+        return out
 
 
 def _ties(f: Any, args: Sequence[Any]) -> list[str]:
