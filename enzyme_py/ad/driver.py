@@ -159,7 +159,7 @@ def enzyme_pipeline(targets: Sequence[str], config: Config | None = None, *,
                             budget=cfg.memory_budget) for fn in checkpoint]
     steps += [pass_text("print-activity", fn=fn, acts=list(acts),
                         ret="active" if ret else "const") for fn, acts, ret in show_activity]
-    steps += ["lower-enzyme", "tape-scopes", "tape-checks"]
+    steps += ["lower-enzyme", "tape-scopes", pass_text("tape-checks", hugepages=True)]
     return ",".join(_start(cfg) + steps + _optimize(cfg))
 
 

@@ -10,11 +10,16 @@ whose tape would not fit in 64 bits fails like an allocation that is too large, 
 wrapping to a small size that the forward sweep writes past.
 
 This pass splits the block after each such call (a checked `tape_alloc` becomes the `malloc`
-it stands for, followed on Linux by `enzyme_py.huge_pages`): where the allocation failed,
-the function calls `@enzyme_py.tape_failed(bytes)`, which by default writes a message on
-stderr and calls abort(), as C code does when memory runs out. `report_to_record` turns those
-exits of one function (the gradient that Python calls) into a store of `[site, bytes, 0]` to
-the caller's error record and a return of zeros, so the caller raises `MemoryError` instead.
+it stands for): where the allocation failed, the function calls
+`@enzyme_py.tape_failed(bytes)`, which by default writes a message on stderr and calls abort(),
+as C code does when memory runs out. `report_to_record` turns those exits of one function (the
+gradient that Python calls) into a store of `[site, bytes, 0]` to the caller's error record
+and a return of zeros, so the caller raises `MemoryError` instead.
+
+With `hugepages` (as `enzyme-py transform` asks), a checked frame of a Linux host is followed
+by `enzyme_py.huge_pages`: a C program's glibc maps a large tape afresh on every call and
+faults it in 4 KiB at a time. Python's gradients keep their tapes' pages
+(`ENZYME_PY_KEEP_HEAP`), where huge pages only made the first call slower.
 
 Invariants: every call of the three helpers outside the helpers themselves is followed by
 its check (consecutive growths by one check of them all); the checks change no path on which
@@ -24,20 +29,23 @@ process goes on, one leak per failure).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from enzyme_py.ad.runtime import huge_pages_function, tape_failed_function
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Block, GlobalVariable, Module
 from enzyme_py.ir.values import ConstantInt, Value, zero
-from enzyme_py.passes import register_pass
+from enzyme_py.passes import Param, register_pass
 
 ALLOC, RESERVE, GROW = "enzyme_py.tape_alloc", "enzyme_py.reserve", "enzyme_py.tape_grow"
 FAILED = "enzyme_py.tape_failed"
 
 
-def add_tape_checks(module: Module) -> Module:
-    """Check every tape allocation of `module`'s functions (see the module docstring)."""
+def add_tape_checks(module: Module, huge_pages: bool = False) -> Module:
+    """Check every tape allocation of `module`'s functions (see the module docstring); with
+    `huge_pages`, a checked frame of a Linux host asks for huge pages."""
     for fn in list(module.functions):
         if fn.is_declaration or (fn.name or "").startswith("enzyme_py."):
             continue
@@ -48,7 +56,7 @@ def add_tape_checks(module: Module) -> Module:
         needed = I.Phi(T.I64, "tape.needed")
         fail.append(needed)
         for run in runs:
-            _check(module, run, fail, needed)
+            _check(module, run, fail, needed, huge_pages)
         fn.blocks.append(fail)
         fb = Builder(fail)
         fb.call(tape_failed_function(module), [needed])
@@ -72,7 +80,8 @@ def _runs(block: Block) -> list[list[I.Call]]:
     return out
 
 
-def _check(module: Module, run: list[I.Call], fail: Block, needed: I.Phi) -> None:
+def _check(module: Module, run: list[I.Call], fail: Block, needed: I.Phi,
+           huge_pages: bool) -> None:
     """Branch to `fail` right after the calls `run` where one got no memory, `needed` bytes."""
     call = run[-1]
     b = Builder().position_after_def(call)
@@ -85,7 +94,7 @@ def _check(module: Module, run: list[I.Call], fail: Block, needed: I.Phi) -> Non
         # checked now: a plain malloc again (the allocation keeps its name, `%tape`, for
         # `profile`'s heap report), a large one in huge pages where the host has them
         call.operands[-1] = module.declare_function("malloc", T.FunctionType(T.PTR, (T.I64,)))
-        huge = huge_pages_function(module)
+        huge = huge_pages_function(module) if huge_pages else None
         if huge is not None:
             Builder().position_before(after.instructions[after.first_insertion_index()]).call(
                 huge, [call, bytes_])
@@ -156,12 +165,18 @@ def report_to_record(module: Module, function: str, record: str, site: int) -> N
         b.ret(None if rt == T.VOID else zero(rt))
 
 
+@dataclass
 class TapeChecks:
+    huge_pages: bool = False
+
     name = "tape-checks"
 
     def run(self, module: Module) -> Module:
-        return add_tape_checks(module)
+        return add_tape_checks(module, self.huge_pages)
 
 
 register_pass("tape-checks", "leave a gradient where its tape cannot be allocated (after "
-              "reverse or lower-enzyme)")(TapeChecks)
+              "reverse or lower-enzyme)",
+              [Param("hugepages", "large frames ask Linux for huge pages (for programs "
+                                  "whose malloc maps large blocks afresh on every call)",
+                     bool, False)])(lambda hugepages=False: TapeChecks(bool(hugepages)))
