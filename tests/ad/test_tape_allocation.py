@@ -55,49 +55,7 @@ def test_a_tape_stream_segment_too_large_is_a_memory_error():
     assert np.all(np.isfinite(g(x, 3, 4)))
 
 
-def test_without_an_error_record_the_process_reports_and_aborts():
-    """C through Enzyme's ABI has no caller to report to: a message on stderr, then abort()
-    (as C code does when memory runs out), instead of a segmentation fault."""
-    code = textwrap.dedent("""\
-        from enzyme_py.ad.driver import gradient_module
-        from enzyme_py.backend import compile_ir
-        from enzyme_py.ir import parse
-        import ctypes, numpy as np
-        text = '''
-        declare double @llvm.sin.f64(double)
-        define double @f(ptr %x, i64 %n) {
-        entry:
-          br label %loop
-        loop:
-          %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
-          %s = phi double [ 0.0, %entry ], [ %s1, %loop ]
-          %v = load double, ptr %x
-          %p = fmul double %v, %s
-          %s1 = call double @llvm.sin.f64(double %p)
-          %i1 = add i64 %i, 1
-          %c = icmp slt i64 %i1, %n
-          br i1 %c, label %loop, label %exit
-        exit:
-          ret double %s1
-        }
-        '''
-        out, name = gradient_module(parse(text), "f", ["dup", "const"], True)
-        fn = compile_ir(str(out)).function(name)
-        x, dx = np.ones(1), np.zeros(1)
-        fn(x, dx, 10, 1.0)
-        print("small ok", flush=True)
-        fn(x, dx, 2 ** 60, 1.0)
-        print("not reached", flush=True)
-    """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert "small ok" in done.stdout and "not reached" not in done.stdout
-    assert done.returncode == -6, done.stderr  # SIGABRT, not SIGSEGV (-11)
-    assert "the gradient's tape needs more memory than could be allocated" in done.stderr
-
-
-LOOP = """
-target triple = "x86_64-pc-linux-gnu"
+LOOP_BODY = """
 declare double @llvm.sin.f64(double)
 
 define double @f(ptr %x, i64 %n) {
@@ -117,6 +75,33 @@ exit:
   ret double %s1
 }
 """
+LOOP = 'target triple = "x86_64-pc-linux-gnu"\n' + LOOP_BODY
+
+
+def test_without_an_error_record_the_process_reports_and_aborts():
+    """C through Enzyme's ABI has no caller to report to: a message on stderr, then abort()
+    (as C code does when memory runs out), instead of a segmentation fault."""
+    code = textwrap.dedent("""\
+        from enzyme_py.ad.driver import gradient_module
+        from enzyme_py.backend import compile_ir
+        from enzyme_py.ir import parse
+        import ctypes, numpy as np
+        text = LOOP_TEXT
+        out, name = gradient_module(parse(text), "f", ["dup", "const"], True)
+        fn = compile_ir(str(out)).function(name)
+        x, dx = np.ones(1), np.zeros(1)
+        fn(x, dx, 10, 1.0)
+        print("small ok", flush=True)
+        fn(x, dx, 2 ** 60, 1.0)
+        print("not reached", flush=True)
+    """).replace("LOOP_TEXT", repr(LOOP_BODY))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert "small ok" in done.stdout and "not reached" not in done.stdout
+    assert done.returncode == -6, done.stderr  # SIGABRT, not SIGSEGV (-11)
+    assert "the gradient's tape needs more memory than could be allocated" in done.stderr
+
+
 LOOP_ABI = LOOP + """
 @enzyme_dup = external global i32
 @enzyme_const = external global i32
