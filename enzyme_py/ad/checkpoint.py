@@ -39,7 +39,7 @@ from enzyme_py.ad.derived import Derived, SplitPair
 from enzyme_py.ad.frees import FREES_TYPE
 from enzyme_py.ad.libc import LibC
 from enzyme_py.ad.runtime import (
-    bytes_mul_function,
+    bytes_product,
     checkpoint_snapshots_function,
     free_deferred_function,
     revolve_split_function,
@@ -172,9 +172,7 @@ class _Builder:
         `bytes_mul`), allocated through `enzyme_py.tape_alloc`, which `tape-checks` checks:
         a snapshot that cannot be allocated stops the gradient with a message instead of
         being written through."""
-        nbytes = factors[0]
-        for f in factors[1:]:
-            nbytes = b.call(bytes_mul_function(self.module), [nbytes, f])
+        nbytes = bytes_product(b, self.module, factors)
         return b.call(tape_alloc_function(self.module), [nbytes], name=name)
 
     # --- the augmented function ------------------------------------------------------------
@@ -198,11 +196,10 @@ class _Builder:
         else:
             if self.plan.trips >= 0:  # (known not to fit: keep none)
                 trips = self._primal_args(wide)[self.plan.trips]
-                # (no more states than steps: a fixed number may be far more than it needs)
+                # (else one state per step: a fixed number may be far more than it needs)
                 steps = b.select(b.icmp("slt", trips, ConstantInt(T.I64, 0)),
                                  ConstantInt(T.I64, 0), trips)
-                room = b.select(b.icmp("sgt", trips, room), ConstantInt(T.I64, 0),
-                                b.select(b.icmp("slt", steps, room), steps, room),
+                room = b.select(b.icmp("sgt", trips, room), ConstantInt(T.I64, 0), steps,
                                 name="room.used")
             states = self._alloc(b, [room, size], "states")
             n = self._run_steps(b, wide, None, keep=(states, size, room))

@@ -198,18 +198,14 @@ def _store(st: ForwardState, inst: I.Store) -> None:
         if stores_shadowed_pointer(st.ctx, inst):
             _store_pointer(st, inst)
         return
-    if not carries_float(value.type) or not st.ctx.activity.touches_shadow(ptr):
-        if integer_constant(value) and st.ctx.activity.touches_shadow(ptr):
-            # (a memset LLVM made a store: the bytes it writes have zero tangents)
-            shadows = st.shadows(ptr)
-            b = st.b.position_after_def(inst)
-            for sp in shadows:
-                b.store(zero(value.type), sp, inst.align)
-            return
+    touches = st.ctx.activity.touches_shadow(ptr)
+    if not touches or not (carries_float(value.type) or integer_constant(value)):
         check_integer_copy(st.ctx, inst)
         return
     shadows = st.shadows(ptr)
-    tangents = st.tangent_or_zero(value)
+    # (an integer constant is a memset LLVM made a store: its bytes have zero tangents)
+    tangents = st.tangent_or_zero(value) if carries_float(value.type) else \
+        [zero(value.type)] * len(shadows)
     b = st.b.position_after_def(inst)
     for sp, t in zip(shadows, tangents, strict=True):
         s = b.store(t, sp, inst.align)

@@ -293,11 +293,12 @@ def _load(st: ReverseState, inst: I.Load) -> None:
 
 def _store(st: ReverseState, inst: I.Store) -> None:
     value, ptr = inst.operands
-    if not carries_float(value.type) or not st.ctx.activity.touches_shadow(ptr):
-        if integer_constant(value) and st.ctx.activity.touches_shadow(ptr):
-            # (a memset LLVM made a store: the bytes it overwrote pass on no adjoint)
-            st.b.store(zero(value.type), st.reverse_shadow(ptr), inst.align)
-            return
+    touches = st.ctx.activity.touches_shadow(ptr)
+    if touches and integer_constant(value):
+        # (a memset LLVM made a store: the bytes it overwrote pass on no adjoint)
+        st.b.store(zero(value.type), st.reverse_shadow(ptr), inst.align)
+        return
+    if not carries_float(value.type) or not touches:
         check_integer_copy(st.ctx, inst)
         return
     if st.overwrites.takes_store(inst):  # the next reversed trip stores its adjoint

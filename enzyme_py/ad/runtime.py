@@ -6,10 +6,14 @@ written in plain LLVM IR so the optimizer can inline it. Names start with `enzym
 
 from __future__ import annotations
 
+import math
 import sys
 
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.install import install_function
 from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.values import ConstantInt, Value
 
 # Appends `bytes` (a multiple of 16) to the tape stream `*slot` (capacity `*cap`, `*used` bytes
 # taken) and returns the offset of the new segment; the stream may move (realloc). Where the
@@ -414,6 +418,21 @@ def huge_pages_function(module: Module) -> Function | None:
 
 def bytes_mul_function(module: Module) -> Function:
     return _install(module, "enzyme_py.bytes_mul", _BYTES_MUL)
+
+
+def bytes_product(b: Builder, module: Module, factors: list[Value],
+                  name: str | None = None) -> Value:
+    """The product of byte-count `factors`, saturated at `BYTES_CAP` (which no allocation
+    gets: `tape_checks` then leaves instead of writing past a wrapped size); constant factors
+    fold as `bytes_mul` computes them."""
+    if all(isinstance(f, ConstantInt) for f in factors):
+        product = math.prod(max(f.value, 0) for f in factors if isinstance(f, ConstantInt))
+        return ConstantInt(T.I64, min(product, BYTES_CAP))
+    mul = bytes_mul_function(module)
+    out = factors[0]
+    for f in factors[1:]:
+        out = b.call(mul, [out, f], name=name)
+    return out
 
 
 def tape_failed_function(module: Module) -> Function:

@@ -35,7 +35,6 @@ that would grow (an unknown trip count, a root inside a loop) is an error naming
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -46,8 +45,7 @@ from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.forward_needs import ForwardNeeds
 from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
 from enzyme_py.ad.runtime import (
-    BYTES_CAP,
-    bytes_mul_function,
+    bytes_product,
     reserve_function,
     tape_alloc_function,
     tape_grow_function,
@@ -558,7 +556,8 @@ class Tape:
         if got is None:
             trips = [self._trip_at(m, root) for m in self._nest(lp, root)]
             fwd = self._at_entry(root)  # (after the trips: they may insert where it points)
-            nbytes = self._times(fwd, [*trips, ConstantInt(T.I64, size)])
+            nbytes = bytes_product(fwd, self.ctx.module, [*trips, ConstantInt(T.I64, size)],
+                                   "tape.bytes")
             padded = fwd.add(nbytes, ConstantInt(T.I64, MALLOC_ALIGN - 1))  # (<= 2^48 + 15)
             got = self._sizes[key] = fwd.binop("and", padded, ConstantInt(T.I64, -MALLOC_ALIGN))
         return got
@@ -639,7 +638,7 @@ class Tape:
         fwd = Builder().position_before(pre.terminator)  # after the trip counts
         row_bytes: Value = ConstantInt(T.I64, alloc_size(v.type))
         if trips:
-            row_bytes = self._times(fwd, [*trips, row_bytes])
+            row_bytes = bytes_product(fwd, self.ctx.module, [*trips, row_bytes], "tape.bytes")
         slot = self.ctx.entry_alloca(T.PTR, names.cache(v) + ".ptr")
         cap = self.ctx.entry_alloca(T.I64, names.cache(v) + ".cap")
         fwd.store(ConstantInt(T.I64, 0), cap, 8)  # (empty: the first growth allocates it)
@@ -674,18 +673,6 @@ class Tape:
     def _malloc(self) -> Function:
         """Tape memory (`malloc` under the name `tape_checks` finds)."""
         return tape_alloc_function(self.ctx.module)
-
-    def _times(self, b: Builder, factors: list[Value]) -> Value:
-        """The product of byte-count `factors`, saturated at `BYTES_CAP` (which no allocation
-        gets: `tape_checks` then leaves instead of writing past a wrapped size)."""
-        if all(isinstance(f, ConstantInt) for f in factors):  # (folded as `bytes_mul` does)
-            product = math.prod(max(f.value, 0) for f in factors if isinstance(f, ConstantInt))
-            return ConstantInt(T.I64, min(product, BYTES_CAP))
-        mul = bytes_mul_function(self.ctx.module)
-        out = factors[0]
-        for f in factors[1:]:
-            out = b.call(mul, [out, f], name="tape.bytes")
-        return out
 
     def _check_host(self, root: Loop, why: str) -> None:
         """A tape that grows (`malloc`/`realloc`) as `root` runs: an error on a GPU."""
