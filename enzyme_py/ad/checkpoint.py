@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from enzyme_py.ad import names
+from enzyme_py.ad.checkpoint_blocks import block_function
 from enzyme_py.ad.checkpoint_loops import CheckpointPlan
 from enzyme_py.ad.derived import Derived, SplitPair
 from enzyme_py.ad.frees import FREES_TYPE
@@ -56,6 +57,9 @@ from enzyme_py.ir.values import ConstantInt, Value, zero
 # an augmented/reverse pair when the step shares globals with the function (`reverse.py`)
 StepDerivative = Callable[[Function, list[str]], "Derived | SplitPair"]
 HEADER = 16  # the tape: { i64 N, ptr kept states or null }, then the start state
+# a block holds this many bytes of states (its steps' states together): with its tape, about
+# what a core's L2 cache holds, so that the reverse sweep writes and reads a block's tape there
+BLOCK_STATE_BYTES = 1 << 22
 
 
 def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
@@ -64,7 +68,8 @@ def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
     `step_derivative` makes the step function's derivative (the caller's transform)."""
     step = module.get_function(plan.step)
     acts = [Activity.parse(a) for a in acts]
-    inner = step_derivative(step, [str(a) for a in acts])
+    block = block_function(module, step)
+    inner = step_derivative(block, [str(a) for a in acts] + [str(Activity.CONST)])
     return _Builder(module, loop, step, plan, acts, inner).build()
 
 
@@ -115,6 +120,17 @@ class _Builder:
             total = b.add(total, args[s], name="state.bytes")
         return total
 
+    def _block_steps(self, b: Builder, size: Value) -> Value:
+        """The steps of a block: as many states as `BLOCK_STATE_BYTES` hold, at least one."""
+        fit = b.binop("udiv", ConstantInt(T.I64, BLOCK_STATE_BYTES), size, name="block.fit")
+        one = ConstantInt(T.I64, 1)
+        return b.select(b.icmp("ugt", fit, one), fit, one, name="block.steps")
+
+    def _blocks(self, b: Builder, steps: Value, block: Value) -> Value:
+        """How many blocks `steps` (>= 0) steps make: the last one may be short."""
+        more = b.add(steps, b.sub(block, ConstantInt(T.I64, 1)), name="blocks.up")
+        return b.binop("udiv", more, block, name="blocks")
+
     def _copy_state(self, b: Builder, wide: Sequence[Value], snapshot: Value,
                     save: bool) -> None:
         """Copy the state into `snapshot` (`save`) or back out of it."""
@@ -129,11 +145,11 @@ class _Builder:
             offset = b.add(offset, size, name="snapshot.next")
 
     def _run_steps(self, b: Builder, wide: Sequence[Value], count: Value | None,
-                   keep: tuple[Value, Value, Value] | None = None) -> Value:
+                   keep: tuple[Value, Value, Value, Value] | None = None) -> Value:
         """Run the primal step `count` times (None: until it returns non-zero); returns the
-        number of steps run. `keep` = (buffer, state size, room): the state before step i
-        is copied to the buffer's i-th place while i < room. The builder ends in the block
-        after the loop."""
+        number of steps run. `keep` = (buffer, state size, room, block steps): the state
+        before the first step of block j is copied to the buffer's j-th place while
+        j < room. The builder ends in the block after the loop."""
         fn = b.block.parent if b.block is not None else None
         assert fn is not None
         body, done = fn.append_block("steps"), fn.append_block("steps.done")
@@ -146,11 +162,14 @@ class _Builder:
         lb = Builder(body)
         i = lb.phi(T.I64, [(ConstantInt(T.I64, 0), start)], name="i")
         if keep is not None:
-            buf, size, room = keep
+            buf, size, room, block = keep
             save, go = fn.append_block("steps.keep"), fn.append_block("steps.run")
-            lb.condbr(lb.icmp("slt", i, room), save, go)
+            j = lb.binop("udiv", i, block, name="block.index")
+            starts = lb.icmp("eq", lb.binop("urem", i, block), ConstantInt(T.I64, 0))
+            wanted = lb.binop("and", starts, lb.icmp("slt", j, room), name="keep.state")
+            lb.condbr(wanted, save, go)
             sb = Builder(save)
-            at = sb.getelementptr(T.I8, buf, [sb.mul(i, size)], name="kept.at")
+            at = sb.getelementptr(T.I8, buf, [sb.mul(j, size)], name="kept.at")
             self._copy_state(sb, wide, at, save=True)
             sb.br(go)
             lb.position_at_end(go)
@@ -179,12 +198,14 @@ class _Builder:
 
     def _augmented(self, aug: Function) -> None:
         """Keep the start state, run the loop; with a fixed number of states or a budget,
-        also keep the state before each step while they fit (then the reverse sweep needs
-        no step run again), and give them up once the loop turns out longer."""
+        also keep the state before each block while they fit (then the reverse sweep needs
+        no step run again but each block's once with its tape), and give them up once the
+        loop turns out longer."""
         wide = aug.args[:len(self.wide)]
         tape_out = aug.args[-1]
         b = Builder(aug.append_block("entry"))
         size = self._state_bytes(b, wide)
+        block = self._block_steps(b, size)
         tape = self._alloc(b, [b.add(size, ConstantInt(T.I64, HEADER))], "tape")
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         self._copy_state(b, wide, start, save=True)
@@ -196,14 +217,15 @@ class _Builder:
         else:
             if self.plan.trips >= 0:  # (known not to fit: keep none)
                 trips = self._primal_args(wide)[self.plan.trips]
-                # (else one state per step: a fixed number may be far more than it needs)
+                # (else one state per block: a fixed number may be far more than it needs)
                 steps = b.select(b.icmp("slt", trips, ConstantInt(T.I64, 0)),
                                  ConstantInt(T.I64, 0), trips)
-                room = b.select(b.icmp("sgt", trips, room), ConstantInt(T.I64, 0), steps,
+                blocks = self._blocks(b, steps, block)
+                room = b.select(b.icmp("sgt", blocks, room), ConstantInt(T.I64, 0), blocks,
                                 name="room.used")
             states = self._alloc(b, [room, size], "states")
-            n = self._run_steps(b, wide, None, keep=(states, size, room))
-            fits = b.icmp("sle", n, room, name="all.kept")
+            n = self._run_steps(b, wide, None, keep=(states, size, room, block))
+            fits = b.icmp("sle", self._blocks(b, n, block), room, name="all.kept")
             here = b.block
             assert here is not None and here.parent is not None
             drop = here.parent.append_block("states.drop")
@@ -233,20 +255,24 @@ class _Builder:
     # --- the reverse function --------------------------------------------------------------
 
     def _reverse(self, rev: Function) -> None:
-        """Reverse the steps by the binomial schedule, without recursion (a loop keeps the
+        """Reverse the blocks by the binomial schedule, without recursion (a loop keeps the
         schedule's frames, one per kept state, in `frames`): frame k holds kept state k,
-        taken before step `pos[k]`, and still has steps `pos[k]` .. `end[k] - 1` to reverse;
-        the memory holds the state before step `pos[k]` when the loop starts over."""
+        taken before block `pos[k]`, and still has blocks `pos[k]` .. `end[k] - 1` to
+        reverse; the memory holds the state before block `pos[k]` when the loop starts
+        over. Every block but the last has `block` steps."""
         wide = rev.args[:len(self.wide)]
         tape = rev.args[-1]
         entry = rev.append_block("entry")
         b = Builder(entry)
         depth = b.alloca(T.I64, name="depth")
         sums = [b.alloca(t, name="sum") for t in self.outs]
-        slots = (b.alloca(FREES_TYPE, name="frees"), b.alloca(T.PTR, name="step.tape.slot"))
+        slots = (b.alloca(FREES_TYPE, name="frees"), b.alloca(T.PTR, name="block.tape.slot"))
         n = b.load(T.I64, tape, 8, name="n")
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         size = self._state_bytes(b, wide)
+        block = self._block_steps(b, size)
+        blocks = self._blocks(b, n, block)
+        steps = (n, block)
         final = self._alloc(b, [size], "final")
         self._copy_state(b, wide, final, save=True)
         for acc, t in zip(sums, self.outs, strict=True):
@@ -256,12 +282,12 @@ class _Builder:
                                                                  "finish"))
         b.condbr(b.icmp("ne", held, zero(T.PTR)), replay, schedule)
 
-        rb = Builder(replay)  # every state was kept: no step runs again
-        t = rb.phi(T.I64, [(n, entry)], name="t")
+        rb = Builder(replay)  # every state was kept: no block runs again but with its tape
+        t = rb.phi(T.I64, [(blocks, entry)], name="t")
         t1 = rb.sub(t, ConstantInt(T.I64, 1), name="t.prev")
         self._copy_state(rb, wide, rb.getelementptr(T.I8, held, [rb.mul(t1, size)]),
                          save=False)
-        self._reverse_step(rb, wide, sums, slots)
+        self._reverse_block(rb, wide, sums, slots, steps, t1)
         t.add_incoming(t1, rb.block)  # type: ignore[attr-defined]
         replayed = rb.block
         assert replayed is not None
@@ -272,7 +298,7 @@ class _Builder:
 
         b = Builder(schedule)
         count = b.call(checkpoint_snapshots_function(self.module),
-                       [n, size, ConstantInt(T.I64, self.plan.snapshots),
+                       [blocks, size, ConstantInt(T.I64, self.plan.snapshots),
                         ConstantInt(T.I64, self.plan.budget)], name="snapshots")
         free_slots = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
         kept = self._alloc(b, [free_slots, size], "kept")
@@ -280,7 +306,7 @@ class _Builder:
         zero64 = ConstantInt(T.I64, 0)
         b.store(zero64, depth)
         b.store(zero64, _frame(b, frames, zero64, 0))
-        b.store(n, _frame(b, frames, zero64, 1))
+        b.store(blocks, _frame(b, frames, zero64, 1))
         self._copy_state(b, wide, start, save=False)
         head, split, keep, last, leaf, pop, done = (
             rev.append_block(x) for x in ("frame", "split", "keep", "last", "leaf", "pop",
@@ -299,7 +325,7 @@ class _Builder:
         sb = Builder(split)  # run ahead to the next state to keep
         ahead = sb.call(revolve_split_function(self.module), [length, free], name="ahead")
         mid = sb.add(a, ahead, name="mid")
-        self._run_steps(sb, wide, ahead)
+        self._run_steps(sb, wide, sb.mul(ahead, block, name="ahead.steps"))  # (whole blocks)
         sb.condbr(sb.icmp("sgt", free, zero64), keep, last)
 
         kb = Builder(keep)  # keep it, and reverse the steps after it first (a new frame)
@@ -312,13 +338,13 @@ class _Builder:
         kb.br(head)
 
         lb = Builder(last)  # no state left to keep: mid is end - 1, reverse it now
-        self._reverse_step(lb, wide, sums, slots)
+        self._reverse_block(lb, wide, sums, slots, steps, mid)
         lb.store(mid, _frame(lb, frames, k, 1))
         self._copy_state(lb, wide, self._slot(lb, start, kept, size, k), save=False)
         lb.br(head)
 
-        fb = Builder(leaf)  # one step left in this frame: reverse it, back to the frame before
-        self._reverse_step(fb, wide, sums, slots)
+        fb = Builder(leaf)  # one block left in this frame: reverse it, back to the frame before
+        self._reverse_block(fb, wide, sums, slots, steps, a)
         fb.condbr(fb.icmp("eq", k, zero64), done, pop)
 
         pb = Builder(pop)
@@ -352,20 +378,26 @@ class _Builder:
         at = b.getelementptr(T.I8, kept, [b.mul(prev, size)], name="kept.at")
         return b.select(b.icmp("eq", k, ConstantInt(T.I64, 0)), start, at, name="slot")
 
-    def _reverse_step(self, b: Builder, wide: Sequence[Value], sums: Sequence[Value],
-                      slots: tuple[Value, Value]) -> None:
-        """One step forward with its tape, then its reverse; its adjoints added to `sums`
-        (`slots`: the step's list of deferred frees and its tape pointer, on the stack)."""
+    def _reverse_block(self, b: Builder, wide: Sequence[Value], sums: Sequence[Value],
+                       slots: tuple[Value, Value], steps: tuple[Value, Value],
+                       j: Value) -> None:
+        """Block j forward with its tape, then its reverse; its adjoints added to `sums`
+        (`slots`: the block's list of deferred frees and its tape pointer, on the stack;
+        `steps`: the loop's steps and the steps of a whole block)."""
+        n, block = steps
+        left = b.sub(n, b.mul(j, block), name="steps.left")
+        count = b.select(b.icmp("slt", left, block), left, block, name="block.count")
+        args = [*wide, count]
         inner = self.inner
         if isinstance(inner, Derived):  # (its tape lives and dies in the one call)
-            got = b.call(inner.function, list(wide), name="step.adjoints",
+            got = b.call(inner.function, args, name="block.adjoints",
                          function_type=inner.type)
         else:
             frees, tape_slot = slots
             b.store(zero(FREES_TYPE), frees, 8)
-            b.call(inner.augmented, [*wide, frees, tape_slot])
-            tape = b.load(T.PTR, tape_slot, 8, name="step.tape")
-            got = b.call(inner.reverse, [*wide, tape], name="step.adjoints")
+            b.call(inner.augmented, [*args, frees, tape_slot])
+            tape = b.load(T.PTR, tape_slot, 8, name="block.tape")
+            got = b.call(inner.reverse, [*args, tape], name="block.adjoints")
             count = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
                                                         ConstantInt(T.I32, 2)])
             b.call(free_deferred_function(self.module), [frees, count])

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from enzyme_py.ad.outlined_params import distinct_parameters, rebase_live_ins
 from enzyme_py.analysis.errors import AnalysisError, DifferentiationError
 from enzyme_py.analysis.loops import Loop, emit_trip_count, find_loops, trip_count
 from enzyme_py.analysis.memory import (
@@ -54,6 +55,7 @@ from enzyme_py.analysis.memory import (
     underlying,
 )
 from enzyme_py.analysis.memory_effects import (
+    escaped_objects,
     known_writes,
     memory_effects,
     memory_intrinsic,
@@ -235,6 +237,7 @@ class _Outliner:
         self._check_outside_uses()
         self.live_ins = self._live_ins()
         self.regions = self._regions()
+        self.escaped = escaped_objects(self.fn)  # (before the loop's call hands them on)
         fields = [p.type for p in self.header_phis] + [p.type for _, p in self.exit_phis]
         self.state_type = T.StructType((*fields, T.I32))
         self.code_field = len(fields)
@@ -397,11 +400,16 @@ class _Outliner:
     # --- rewriting -------------------------------------------------------------------------
 
     def _rewrite(self) -> Function:
-        params: list[Value] = list(self.live_ins)
+        # (one parameter per block of memory: `outlined_params.py`)
+        params, self.rebuilt = rebase_live_ins(self.live_ins)
         region_params: list[tuple[int, int]] = []
         for base, extent in self.regions:
-            region_params.append((len(params), len(params) + 1))
-            params += [base, self._bytes(extent)]
+            at = next((k for k, p in enumerate(params) if p is base), None)
+            if at is None:
+                at = len(params)
+                params.append(base)
+            region_params.append((at, len(params)))
+            params.append(self._bytes(extent))
         trips = self._trips()
         if trips is not None:
             params.append(trips)
@@ -411,6 +419,10 @@ class _Outliner:
                               tuple(region_params), self.snapshots, self.budget,
                               len(params) - 1 if trips is not None else -1)
         loop_fn = self._loop_function(step, ptypes, plan)
+        # (the state record is a fresh alloca that only the call reaches)
+        for k in [*distinct_parameters(params, self.escaped), len(params)]:
+            step.args[k].attrs.append("noalias")
+            loop_fn.args[k].attrs.append("noalias")
         self._replace_loop(loop_fn, params)
         return loop_fn
 
@@ -439,6 +451,8 @@ class _Outliner:
         b = Builder(entry)
         for k, phi in enumerate(self.header_phis):
             vmap[phi] = b.load(phi.type, self._field(b, state, k), name=phi.name)
+        for gep in self.rebuilt:  # (the addresses computed again from their bases)
+            vmap[gep] = entry.append(clone_instruction(gep, vmap, {}))
         bmap = {blk: Block(blk.name, step) for blk in self.blocks}
         header_phis = set(self.header_phis)
         for blk in self.blocks:

@@ -1,7 +1,8 @@
 ; checkpoint-loops: a loop marked in its metadata becomes a step function (one iteration, the
 ; header phis and the values leaving the loop in a %state record, 0 to go on, k to leave by exit k)
 ; and a loop function carrying the plan (with a bound on the steps from the trip count); the
-; function stores the start values and calls it
+; function stores the start values and calls it; the %state record, an alloca only the call reaches,
+; is a noalias parameter
 ; RUN: enzyme-py opt %s -p 'checkpoint-loops{fn=decay,time=0}' | filecheck %s
 
 define double @decay(double %k, double %x0, i64 %n) {
@@ -40,7 +41,7 @@ exit:
 ; CHECK-NEXT: %y = load double, ptr %6
 ; CHECK-NEXT: ret double %y
 
-; CHECK-LABEL: define internal i32 @decay.loop.1.step(double %k, i64 %n, i64 %tc, ptr %state) {
+; CHECK-LABEL: define internal i32 @decay.loop.1.step(double %k, i64 %n, i64 %tc, ptr noalias %state) {
 ; CHECK: %i = load i64, ptr %0
 ; CHECK: %x = load double, ptr %1
 ; CHECK-NEXT: br label %loop
@@ -62,7 +63,7 @@ exit:
 ; CHECK-NEXT: %code = phi i32 [ 0, %step.next ], [ 1, %step.exit.1 ]
 ; CHECK-NEXT: ret i32 %code
 
-; CHECK-LABEL: define internal void @decay.loop.1(double %k, i64 %n, i64 %tc, ptr %state) "enzyme_py-checkpoint"="step=decay.loop.1.step state=32 regions=- snapshots=4 budget=0 trips=2" {
+; CHECK-LABEL: define internal void @decay.loop.1(double %k, i64 %n, i64 %tc, ptr noalias %state) "enzyme_py-checkpoint"="step=decay.loop.1.step state=32 regions=- snapshots=4 budget=0 trips=2" {
 ; CHECK: %code = call i32 @decay.loop.1.step(double %k, i64 %n, i64 %tc, ptr %state)
 ; CHECK-NEXT: %again = icmp eq i32 %code, 0
 ; CHECK-NEXT: br i1 %again, label %loop, label %done

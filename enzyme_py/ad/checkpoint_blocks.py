@@ -1,0 +1,70 @@
+"""The block function of an outlined time loop: `count` steps in one function.
+
+Checkpointing (`checkpoint.py`) reverses a time loop in *blocks* of consecutive steps: the
+reverse sweep runs a block forward again with a tape and reverses it at once, so a block's
+tape is written and read back while it is still in the cache, and only the states at block
+boundaries are kept. The block is this function:
+
+    @L.step.block(the step's parameters..., i64 %count)
+
+runs the step `count` times (none when `count` <= 0). The step's body is copied into the
+loop, not called, so the reverse transform sees one loop whose trip count is known at entry
+and keeps one tape for the whole block.
+
+Invariants: the function runs exactly what `count` calls of `@L.step` run, in the same order
+(the steps' exit codes are dropped: the caller counts the steps); it is canonical for the
+reverse transform (the loop has a dedicated preheader and a dedicated exit block, one latch,
+and no value leaves it); the step's static allocas sit in the entry block, made once.
+"""
+
+from __future__ import annotations
+
+from enzyme_py.ir import instructions as I
+from enzyme_py.ir import types as T
+from enzyme_py.ir.builder import Builder
+from enzyme_py.ir.clone import clone_body
+from enzyme_py.ir.module import Function, Module
+from enzyme_py.ir.values import ConstantInt, Value
+
+
+def block_function(module: Module, step: Function) -> Function:
+    """`@<step>.block`: `count` runs of `step` in one loop (see the module docstring)."""
+    ftype = step.function_type
+    fn = Function(module.unique_name(f"{step.name}.block"),
+                  T.FunctionType(T.VOID, (*ftype.params, T.I64)),
+                  [a.name for a in step.args] + ["count"])
+    fn.prefix = ["internal"]
+    for a, b in zip(step.args, fn.args, strict=False):
+        a_attrs = [w for w in a.attrs if w == "noalias"]  # (what the step's callers promise)
+        b.attrs = a_attrs
+    module.add_function(fn)
+    count = fn.args[-1]
+    entry, preheader, head = (fn.append_block(n) for n in ("entry", "block.preheader",
+                                                          "block.step"))
+    zero = ConstantInt(T.I64, 0)
+    vmap: dict[Value, Value] = dict(zip(step.args, fn.args[:-1], strict=True))
+    bmap = clone_body(step, fn, vmap, block_prefix="block.")
+    latch, leave, done = (fn.append_block(n) for n in ("block.latch", "block.exit",
+                                                       "block.done"))
+    b = Builder(entry)
+    b.condbr(b.icmp("sgt", count, zero, name="any"), preheader, done)
+    Builder(preheader).br(head)
+    hb = Builder(head)
+    index = hb.phi(T.I64, [(zero, preheader)], name="step.index")
+    hb.br(bmap[step.entry])
+    for blk in bmap.values():
+        for inst in list(blk.instructions):
+            if isinstance(inst, I.Alloca) and blk is bmap[step.entry]:
+                blk.remove(inst)  # (made once: the step's own allocas are static)
+                entry.insert(0, inst)
+        term = blk.terminator
+        if isinstance(term, I.Ret):
+            blk.remove(term)
+            Builder(blk).br(latch)
+    lb = Builder(latch)
+    nxt = lb.add(index, ConstantInt(T.I64, 1), name="step.next")
+    index.add_incoming(nxt, latch)  # type: ignore[attr-defined]
+    lb.condbr(lb.icmp("slt", nxt, count, name="more"), head, leave)
+    Builder(leave).br(done)
+    Builder(done).ret()
+    return fn
