@@ -4,29 +4,36 @@
 non-zero) and described the loop's state in a `CheckpointPlan`. A call of `@L` in `f` then
 gets this pair instead of an ordinary augmented/reverse pair (the split ABI of `split.py`):
 
+The unit of the schedule is a *block*: B consecutive steps whose states take together about
+`BLOCK_STATE_BYTES` (B >= 1; the last block of the loop may be shorter). A block is reversed
+by the derivative of `@L.step.block` (`checkpoint_blocks.py`: B steps in one loop, one tape),
+right after it ran forward with its tape, so the tape is written and read back while it is
+in the cache, and only the states at block boundaries are kept.
+
 - `@augmented_L(args and shadows..., ptr %frees, ptr %tape.out)` copies the state (the
   `%state` record and every region) into its tape, runs the loop as the primal does (no tape
   per iteration) and counts its steps N. Given a number of states or a budget, it also keeps
-  the state before each step while they fit (none when a bound on N known at entry says
-  they will not); when all N fit, the reverse sweep replays them (each step reversed from
-  its kept state, none run again), else they are given up.
+  the state before each block while they fit (none when a bound on N known at entry says
+  they will not); when all blocks' states fit, the reverse sweep replays them (each block
+  reversed from its kept state, no step run again but with its tape), else they are given up.
 - `@diffe_L(args and shadows..., ptr %tape)` keeps the state it finds (restored at the end),
-  puts back the state at the loop's start and reverses the N steps by revolve: with S
-  states kept (the start one among them), the steps between two kept states are run forward
-  again, a kept state is taken at the point the binomial schedule chooses, and each step is
-  reversed right after it runs forward once more, by the step's own gradient (`@diffe_L.step`:
-  the tape of one step at a time, in registers when the step has no inner loop). It returns
-  the sum over the steps of the adjoints of the float arguments.
+  puts back the state at the loop's start and reverses the M = ceil(N / B) blocks by revolve:
+  with S states kept (the start one among them), the blocks between two kept states are run
+  forward again, a kept state is taken at the point the binomial schedule chooses, and each
+  block is reversed right after it runs forward once more, by the block's own derivative. It
+  returns the sum over the blocks of the adjoints of the float arguments.
 
-With S kept states and N steps, every step runs forward at most r times more, for the least r
-with C(S + r, S) >= N (`enzyme_py.revolve_split`); the memory is S + 1 copies of the state and
-one step's tape. S is the plan's `snapshots`, or what `budget` bytes hold, or about sqrt(N)
-(`enzyme_py.checkpoint_snapshots`).
+With S kept states and M blocks, every step runs forward at most r times more, for the least
+r with C(S + r, S) >= M (`enzyme_py.revolve_split`), plus once with its tape; the memory is
+S + 1 copies of the state and one block's tape. S is the plan's `snapshots`, or what three
+quarters of `budget` bytes hold (a block's states take at most the last quarter), or about
+sqrt(M) (`enzyme_py.checkpoint_snapshots`).
 
-Invariants: the adjoints are those of the tape-everything gradient (the same step gradient is
-applied to the same states, in the same order; only the adjoints of the float arguments are
-summed per step first, so they agree to rounding); the memory of the state is as the forward
-sweep left it when `@diffe_L` returns; every buffer either function makes is freed.
+Invariants: the adjoints are those of the tape-everything gradient (the same step gradients
+are applied to the same states, in the same order; only the adjoints of the float arguments
+are summed per block first, so they agree to rounding); every block but the last has B steps;
+the memory of the state is as the forward sweep left it when `@diffe_L` returns; every buffer
+either function makes is freed.
 """
 
 from __future__ import annotations
@@ -57,8 +64,8 @@ from enzyme_py.ir.values import ConstantInt, Value, zero
 # an augmented/reverse pair when the step shares globals with the function (`reverse.py`)
 StepDerivative = Callable[[Function, list[str]], "Derived | SplitPair"]
 HEADER = 16  # the tape: { i64 N, ptr kept states or null }, then the start state
-# a block holds this many bytes of states (its steps' states together): with its tape, about
-# what a core's L2 cache holds, so that the reverse sweep writes and reads a block's tape there
+# a block's steps have this many bytes of states together: its tape, written and read back
+# at once, then stays in the cache (measured: 1/4/8/16 MiB on the stencils; 4 MiB was best)
 BLOCK_STATE_BYTES = 1 << 22
 
 
@@ -121,8 +128,11 @@ class _Builder:
         return total
 
     def _block_steps(self, b: Builder, size: Value) -> Value:
-        """The steps of a block: as many states as `BLOCK_STATE_BYTES` hold, at least one."""
-        fit = b.binop("udiv", ConstantInt(T.I64, BLOCK_STATE_BYTES), size, name="block.fit")
+        """The steps of a block: as many states as `BLOCK_STATE_BYTES` hold (with a budget,
+        a quarter of it at most: the kept states have the rest), at least one."""
+        budget = self.plan.budget
+        room = min(BLOCK_STATE_BYTES, budget // 4) if budget > 0 else BLOCK_STATE_BYTES
+        fit = b.binop("udiv", ConstantInt(T.I64, room), size, name="block.fit")
         one = ConstantInt(T.I64, 1)
         return b.select(b.icmp("ugt", fit, one), fit, one, name="block.steps")
 
@@ -130,6 +140,11 @@ class _Builder:
         """How many blocks `steps` (>= 0) steps make: the last one may be short."""
         more = b.add(steps, b.sub(block, ConstantInt(T.I64, 1)), name="blocks.up")
         return b.binop("udiv", more, block, name="blocks")
+
+    def _states_budget(self) -> int:
+        """The bytes of the budget that the kept states may take (the block has the rest)."""
+        budget = self.plan.budget
+        return budget - budget // 4 if budget > 0 else 0
 
     def _copy_state(self, b: Builder, wide: Sequence[Value], snapshot: Value,
                     save: bool) -> None:
@@ -249,7 +264,7 @@ class _Builder:
         if self.plan.budget > 0:
             return b.call(checkpoint_snapshots_function(self.module),
                           [ConstantInt(T.I64, 2**62), size, ConstantInt(T.I64, 0),
-                           ConstantInt(T.I64, self.plan.budget)], name="room")
+                           ConstantInt(T.I64, self._states_budget())], name="room")
         return None
 
     # --- the reverse function --------------------------------------------------------------
@@ -299,7 +314,7 @@ class _Builder:
         b = Builder(schedule)
         count = b.call(checkpoint_snapshots_function(self.module),
                        [blocks, size, ConstantInt(T.I64, self.plan.snapshots),
-                        ConstantInt(T.I64, self.plan.budget)], name="snapshots")
+                        ConstantInt(T.I64, self._states_budget())], name="snapshots")
         free_slots = b.sub(count, ConstantInt(T.I64, 1), name="free.slots")
         kept = self._alloc(b, [free_slots, size], "kept")
         frames = self._alloc(b, [count, ConstantInt(T.I64, 16)], "frames")
