@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from enzyme_py.ad import names
 from enzyme_py.ad.checkpoint_blocks import block_function
 from enzyme_py.ad.checkpoint_loops import CheckpointPlan
-from enzyme_py.ad.derived import Derived, SplitPair
+from enzyme_py.ad.derived import SplitPair
 from enzyme_py.ad.frees import FREES_TYPE
 from enzyme_py.ad.libc import LibC
 from enzyme_py.ad.runtime import (
@@ -60,29 +60,54 @@ from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.values import ConstantInt, Value, zero
 
-# the derivative of one step: its whole gradient (forward then reverse sweep in one call), or
-# an augmented/reverse pair when the step shares globals with the function (`reverse.py`)
-StepDerivative = Callable[[Function, list[str]], "Derived | SplitPair"]
-HEADER = 16  # the tape: { i64 N, ptr kept states or null }, then the start state
+# the derivative of a block: its augmented/reverse pair (`reverse.py`), given the block's
+# activities and its stable arguments (`ReverseOptions.stable_args`)
+BlockDerivative = Callable[[Function, list[str], tuple[int, ...]], SplitPair]
+# the tape: { i64 N, ptr kept states or null, ptr the one block's tape or null }, then the
+# start state
+HEADER = 24
 # a block's steps have this many bytes of states together: its tape, written and read back
 # at once, then stays in the cache (measured: 1/4/8/16 MiB on the stencils; 4 MiB was best)
 BLOCK_STATE_BYTES = 1 << 22
 
 
 def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
-                    acts: Sequence[str], step_derivative: StepDerivative) -> SplitPair:
+                    acts: Sequence[str], block_derivative: BlockDerivative) -> SplitPair:
     """The checkpointed augmented/reverse pair of a call of `loop` with activities `acts`;
-    `step_derivative` makes the step function's derivative (the caller's transform)."""
+    `block_derivative` makes the derivative of the block function (the caller's
+    transform)."""
     step = module.get_function(plan.step)
     acts = [Activity.parse(a) for a in acts]
     block = block_function(module, step)
-    inner = step_derivative(block, [str(a) for a in acts] + [str(Activity.CONST)])
+    # (a noalias pointer that is not a region's base reaches memory the loop only reads and
+    # no code after it writes, else it would be a region: it keeps until the reverse sweep)
+    bases = {base for base, _ in plan.regions}
+    stable = tuple(k for k, a in enumerate(step.args[:-1])
+                   if "noalias" in a.attrs and k not in bases)
+    inner = block_derivative(block, [str(a) for a in acts] + [str(Activity.CONST)], stable)
+    _promise_noalias(block, acts, inner)
     return _Builder(module, loop, step, plan, acts, inner).build()
+
+
+def _promise_noalias(block: Function, acts: Sequence[Activity], inner: SplitPair) -> None:
+    """Mark `noalias` the parameters of the block's derivative that hold a `noalias` pointer
+    of the block (`outlined_params.py`: an object of `f`'s own that no other parameter
+    reaches) and its shadow (that object's shadow, which `f`'s gradient made apart). Only the
+    checkpoint's own functions call them, with those pointers."""
+    for fn in (inner.augmented, inner.reverse):
+        at = 0
+        for a, act in zip(block.args, acts, strict=False):
+            held = fn.args[at:at + (2 if act.shadowed else 1)]
+            if "noalias" in a.attrs:
+                for p in held:
+                    if "noalias" not in p.attrs:
+                        p.attrs.append("noalias")
+            at += len(held)
 
 
 class _Builder:
     def __init__(self, module: Module, loop: Function, step: Function, plan: CheckpointPlan,
-                 acts: list[Activity], inner: Derived | SplitPair) -> None:
+                 acts: list[Activity], inner: SplitPair) -> None:
         self.module, self.loop, self.step, self.plan = module, loop, step, plan
         self.acts, self.inner, self.libc = acts, inner, LibC(module)
         # the arguments with their shadows, as both functions of the pair take them first
@@ -215,13 +240,27 @@ class _Builder:
         """Keep the start state, run the loop; with a fixed number of states or a budget,
         also keep the state before each block while they fit (then the reverse sweep needs
         no step run again but each block's once with its tape), and give them up once the
-        loop turns out longer."""
+        loop turns out longer. A loop known at entry to be one block runs as that block's
+        augmented half instead (its tape kept, no state copied, no step run twice)."""
         wide = aug.args[:len(self.wide)]
-        tape_out = aug.args[-1]
+        frees, tape_out = aug.args[-2], aug.args[-1]
         b = Builder(aug.append_block("entry"))
         size = self._state_bytes(b, wide)
         block = self._block_steps(b, size)
         tape = self._alloc(b, [b.add(size, ConstantInt(T.I64, HEADER))], "tape")
+        b.store(zero(T.PTR), _block_tape_field(b, tape), 8)
+        if self.plan.trips >= 0:  # (a bound on the steps: the block stops where the loop ends)
+            trips = self._primal_args(wide)[self.plan.trips]
+            one, blocks = aug.append_block("one.block"), aug.append_block("blocks")
+            b.condbr(b.icmp("sle", trips, block, name="one.block"), one, blocks)
+            ob = Builder(one)
+            slot = _block_tape_field(ob, tape)
+            ran = ob.call(self.inner.augmented, [*wide, trips, frees, slot], name="steps")
+            ob.store(ran, tape, 8)
+            ob.store(zero(T.PTR), _states_field(ob, tape), 8)
+            ob.store(tape, tape_out, 8)
+            ob.ret()
+            b.position_at_end(blocks)
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         self._copy_state(b, wide, start, save=True)
         room = self._room(b, size)
@@ -283,6 +322,15 @@ class _Builder:
         sums = [b.alloca(t, name="sum") for t in self.outs]
         slots = (b.alloca(FREES_TYPE, name="frees"), b.alloca(T.PTR, name="block.tape.slot"))
         n = b.load(T.I64, tape, 8, name="n")
+        if self.plan.trips >= 0:  # (the loop may have run as one block, with its tape)
+            one_tape = b.load(T.PTR, _block_tape_field(b, tape), 8, name="one.tape")
+            one, entry = rev.append_block("one.block"), rev.append_block("blocks")
+            b.condbr(b.icmp("ne", one_tape, zero(T.PTR)), one, entry)
+            ob = Builder(one)
+            got = ob.call(self.inner.reverse, [*wide, n, one_tape], name="block.adjoints")
+            self.libc.call_free(ob, tape)
+            self._return(ob, self._adjoints(ob, got))
+            b.position_at_end(entry)
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         size = self._state_bytes(b, wide)
         block = self._block_steps(b, size)
@@ -376,16 +424,26 @@ class _Builder:
         self._copy_state(db, wide, final, save=False)
         for p in (final, tape):
             self.libc.call_free(db, p)
-        adjoints = [db.load(t, acc, name="sum") for acc, t in zip(sums, self.outs, strict=True)]
+        self._return(db, [db.load(t, acc, name="sum")
+                          for acc, t in zip(sums, self.outs, strict=True)])
+
+    def _return(self, b: Builder, adjoints: list[Value]) -> None:
+        """Return the adjoints of the float arguments (nothing, one, or a struct)."""
         if not adjoints:
-            db.ret()
+            b.ret()
         elif len(adjoints) == 1:
-            db.ret(adjoints[0])
+            b.ret(adjoints[0])
         else:
             agg: Value = zero(result_type(self.outs))
             for j, v in enumerate(adjoints):
-                agg = db.insertvalue(agg, v, [j])
-            db.ret(agg)
+                agg = b.insertvalue(agg, v, [j])
+            b.ret(agg)
+
+    def _adjoints(self, b: Builder, got: Value) -> list[Value]:
+        """The adjoints of the float arguments in a block's result."""
+        if len(self.outs) == 1:
+            return [got]
+        return [b.extractvalue(got, [j]) for j in range(len(self.outs))]
 
     def _slot(self, b: Builder, start: Value, kept: Value, size: Value, k: Value) -> Value:
         """Kept state k: the tape's start state for 0, else the (k - 1)-th of `kept`."""
@@ -403,22 +461,21 @@ class _Builder:
         left = b.sub(n, b.mul(j, block), name="steps.left")
         count = b.select(b.icmp("slt", left, block), left, block, name="block.count")
         args = [*wide, count]
-        inner = self.inner
-        if isinstance(inner, Derived):  # (its tape lives and dies in the one call)
-            got = b.call(inner.function, args, name="block.adjoints",
-                         function_type=inner.type)
-        else:
-            frees, tape_slot = slots
-            b.store(zero(FREES_TYPE), frees, 8)
-            b.call(inner.augmented, [*args, frees, tape_slot])
-            tape = b.load(T.PTR, tape_slot, 8, name="block.tape")
-            got = b.call(inner.reverse, [*args, tape], name="block.adjoints")
-            count = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
-                                                        ConstantInt(T.I32, 2)])
-            b.call(free_deferred_function(self.module), [frees, count])
-        for j, (acc, t) in enumerate(zip(sums, self.outs, strict=True)):
-            v = got if len(self.outs) == 1 else b.extractvalue(got, [j])
+        frees, tape_slot = slots
+        b.store(zero(FREES_TYPE), frees, 8)
+        b.call(self.inner.augmented, [*args, frees, tape_slot])
+        tape = b.load(T.PTR, tape_slot, 8, name="block.tape")
+        got = b.call(self.inner.reverse, [*args, tape], name="block.adjoints")
+        listed = b.getelementptr(FREES_TYPE, frees, [ConstantInt(T.I32, 0),
+                                                     ConstantInt(T.I32, 2)])
+        b.call(free_deferred_function(self.module), [frees, listed])
+        for acc, t, v in zip(sums, self.outs, self._adjoints(b, got), strict=True):
             b.store(b.fadd(b.load(t, acc), v), acc)
+
+
+def _block_tape_field(b: Builder, tape: Value) -> Value:
+    """The tape's pointer to the tape of the one block the loop ran as (null: none)."""
+    return b.getelementptr(T.I8, tape, [ConstantInt(T.I64, 16)], name="one.tape.at")
 
 
 def _states_field(b: Builder, tape: Value) -> Value:

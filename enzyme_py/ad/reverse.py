@@ -121,20 +121,28 @@ class _Callees:
         got = self.derived.get(key)
         plan = checkpoint_plan(g) if got is None else None
         if plan is not None:  # an outlined time loop: reversed by binomial checkpointing
-            def step_derivative(step: Function, step_acts: list[str]) -> Derived | SplitPair:
-                if shared_globals:  # (the step's gradient must use the caller's shadows)
-                    return self.split_pair(step, step_acts, False, False, shared_globals,
-                                           float_types)
-                return self.gradient(step, step_acts, False)
+            def block_derivative(block: Function, block_acts: list[str],
+                                 stable: tuple[int, ...]) -> SplitPair:
+                # (the halves run apart when the whole loop is one block; where the loop
+                # shares globals with the function, with the caller's shadows)
+                return self._split(block, block_acts, False, False, shared_globals,
+                                   float_types, stable)
 
-            got = checkpoint_pair(self.module, g, plan, acts, step_derivative)
+            got = checkpoint_pair(self.module, g, plan, acts, block_derivative)
             self.derived.add(key, got)
-        if got is None:
-            ReverseTransform(self.module, g, acts, ret_active,
-                             ReverseOptions(split=True, return_shadow=ret_shadow,
-                                            dup_globals=shared_globals,
-                                            arg_float_types=float_types)).run()
-            got = self.derived.get(key)
+        return got if got is not None else self._split(g, acts, ret_active, ret_shadow,
+                                                       shared_globals, float_types, ())
+
+    def _split(self, g: Function, acts: list[str], ret_active: bool, ret_shadow: bool,
+               shared_globals: tuple[str, ...], float_types: tuple[str | None, ...],
+               stable: tuple[int, ...]) -> SplitPair:
+        ReverseTransform(self.module, g, acts, ret_active,
+                         ReverseOptions(split=True, return_shadow=ret_shadow,
+                                        dup_globals=shared_globals,
+                                        arg_float_types=float_types,
+                                        stable_args=stable)).run()
+        got = self.derived.get(SplitKey(g.name, tuple(acts), ret_active, ret_shadow,
+                                        shared_globals))
         assert got is not None
         return got
 

@@ -54,6 +54,11 @@ class ReverseOptions:
     # (split) per argument, the float type the caller knows its memory holds (or None): a
     # callee that only copies memory (memcpy) learns its element type from its caller
     arg_float_types: tuple[str | None, ...] = ()
+    # (split) the pointer arguments whose memory the caller leaves as it is until the reverse
+    # function runs (a checkpointed loop's block: memory the loop only reads, which
+    # `checkpoint-loops` would otherwise have made part of its state): loads from it may be
+    # read again instead of taped
+    stable_args: tuple[int, ...] = ()
     # (GPU) accumulate shadows atomically where other threads can reach them; False only to
     # show what the atomics prevent (`device.device_policy`)
     atomics: bool = True
@@ -140,7 +145,7 @@ class ReverseState:
         self._same_memory: Callable | None = None
         self.b = Builder()
         self.shadows = ShadowMap(ctx, dict(args.shadows), reverse_policy(callee=options.split))
-        self.tape = Tape(ctx, cf, effects, self.b, options.split)
+        self.tape = Tape(ctx, cf, effects, self.b, options.split, options.stable_args)
         self.tape.result_needed = options.split or options.return_primal
         self.accumulation = Accumulation(ctx, cf.original, self.tape.reverse_of)
         self.tape.accumulation = self.accumulation

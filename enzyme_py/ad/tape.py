@@ -66,7 +66,7 @@ from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_instruction
 from enzyme_py.ir.layout import alloc_size
 from enzyme_py.ir.module import Block, Function
-from enzyme_py.ir.values import Constant, ConstantInt, Value, zero
+from enzyme_py.ir.values import Argument, Constant, ConstantInt, Value, zero
 
 
 @dataclass
@@ -102,15 +102,17 @@ class TapeStream:
 
 class Tape:
     """The primal values of a reverse sweep (see the module docstring). `in_split`: the
-    gradient is split (`split.py`), so memory the caller may change is never re-read."""
+    gradient is split (`split.py`), so memory the caller may change is never re-read, but
+    for the memory of the `stable` arguments (indices), which the caller keeps."""
 
     def __init__(self, ctx: DerivationContext, cf: ControlFlow, effects: MemoryEffects,
-                 b: Builder, in_split: bool) -> None:
+                 b: Builder, in_split: bool, stable: tuple[int, ...] = ()) -> None:
         self.ctx = ctx
         self.cf = cf
         self.effects = effects
         self.b = b  # the reverse sweep's builder
         self.in_split = in_split
+        self.stable = frozenset(stable)
         self.memo: dict[tuple[int, int], Value] = {}
         self.slot_of: dict[Value, I.Instruction] = {}
         self.array_of: dict[Value, tuple[Callable[[], Value], Loop, Loop]] = {}
@@ -386,7 +388,9 @@ class Tape:
             objs = underlying(v.pointer)
             if self.facts.written_after(v, objs):
                 return False
-            if self.in_split and not all(isinstance(o, I.Alloca) for o in objs):
+            if self.in_split and not all(isinstance(o, I.Alloca) or
+                                         isinstance(o, Argument) and o.index in self.stable
+                                         for o in objs):
                 return False  # the caller may overwrite it before the reverse function runs
         elif v.opcode not in _CHEAP and not self._recomputed_call(v):
             return False
