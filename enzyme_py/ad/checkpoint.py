@@ -85,24 +85,7 @@ def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
     stable = tuple(k for k, a in enumerate(step.args[:-1])
                    if "noalias" in a.attrs and k not in bases)
     inner = block_derivative(block, [str(a) for a in acts] + [str(Activity.CONST)], stable)
-    _promise_noalias(block, acts, inner)
     return _Builder(module, loop, step, plan, acts, inner).build()
-
-
-def _promise_noalias(block: Function, acts: Sequence[Activity], inner: SplitPair) -> None:
-    """Mark `noalias` the parameters of the block's derivative that hold a `noalias` pointer
-    of the block (`outlined_params.py`: an object of `f`'s own that no other parameter
-    reaches) and its shadow (that object's shadow, which `f`'s gradient made apart). Only the
-    checkpoint's own functions call them, with those pointers."""
-    for fn in (inner.augmented, inner.reverse):
-        at = 0
-        for a, act in zip(block.args, acts, strict=False):
-            held = fn.args[at:at + (2 if act.shadowed else 1)]
-            if "noalias" in a.attrs:
-                for p in held:
-                    if "noalias" not in p.attrs:
-                        p.attrs.append("noalias")
-            at += len(held)
 
 
 class _Builder:
