@@ -69,6 +69,7 @@ HEADER = 24
 # a block's steps have this many bytes of states together: its tape, written and read back
 # at once, then stays in the cache (measured: 1/4/8/16 MiB on the stencils; 4 MiB was best)
 BLOCK_STATE_BYTES = 1 << 22
+RUN_TO_THE_END = 1 << 62  # (a block of this many steps ends where the loop ends)
 
 
 def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
@@ -85,13 +86,13 @@ def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
     stable = tuple(k for k, a in enumerate(step.args[:-1])
                    if "noalias" in a.attrs and k not in bases)
     inner = block_derivative(block, [str(a) for a in acts] + [str(Activity.CONST)], stable)
-    return _Builder(module, loop, step, plan, acts, inner).build()
+    return _Builder(module, loop, block, plan, acts, inner).build()
 
 
 class _Builder:
-    def __init__(self, module: Module, loop: Function, step: Function, plan: CheckpointPlan,
+    def __init__(self, module: Module, loop: Function, block: Function, plan: CheckpointPlan,
                  acts: list[Activity], inner: SplitPair) -> None:
-        self.module, self.loop, self.step, self.plan = module, loop, step, plan
+        self.module, self.loop, self.block, self.plan = module, loop, block, plan
         self.acts, self.inner, self.libc = acts, inner, LibC(module)
         # the arguments with their shadows, as both functions of the pair take them first
         self.wide: list[tuple[T.Type, str | None]] = []
@@ -169,45 +170,38 @@ class _Builder:
 
     def _run_steps(self, b: Builder, wide: Sequence[Value], count: Value | None,
                    keep: tuple[Value, Value, Value, Value] | None = None) -> Value:
-        """Run the primal step `count` times (None: until it returns non-zero); returns the
-        number of steps run. `keep` = (buffer, state size, room, block steps): the state
-        before the first step of block j is copied to the buffer's j-th place while
-        j < room. The builder ends in the block after the loop."""
+        """Run the loop's steps with the block function: `count` steps (None: until the loop
+        ends); returns the number of steps run. `keep` = (buffer, state size, room, block
+        steps): then the steps run a block at a time, and the state before block j is
+        copied to the buffer's j-th place while j < room. The builder ends after them."""
+        args = self._primal_args(wide)
+        if keep is None:
+            want = count if count is not None else ConstantInt(T.I64, RUN_TO_THE_END)
+            return _magnitude(b, b.call(self.block, [*args, want], name="ran"))
+        buf, size, room, block = keep
         fn = b.block.parent if b.block is not None else None
-        assert fn is not None
-        body, done = fn.append_block("steps"), fn.append_block("steps.done")
+        assert fn is not None and b.block is not None
         start = b.block
-        assert start is not None
-        if count is not None:  # (advancing by zero steps happens: split never returns 0)
-            b.condbr(b.icmp("sgt", count, ConstantInt(T.I64, 0)), body, done)
-        else:
-            b.br(body)
+        body, save, go, done = (fn.append_block(x) for x in ("blocks.run", "blocks.keep",
+                                                              "blocks.step", "blocks.done"))
+        b.br(body)
         lb = Builder(body)
-        i = lb.phi(T.I64, [(ConstantInt(T.I64, 0), start)], name="i")
-        if keep is not None:
-            buf, size, room, block = keep
-            save, go = fn.append_block("steps.keep"), fn.append_block("steps.run")
-            j = lb.binop("udiv", i, block, name="block.index")
-            starts = lb.icmp("eq", lb.binop("urem", i, block), ConstantInt(T.I64, 0))
-            wanted = lb.binop("and", starts, lb.icmp("slt", j, room), name="keep.state")
-            lb.condbr(wanted, save, go)
-            sb = Builder(save)
-            at = sb.getelementptr(T.I8, buf, [sb.mul(j, size)], name="kept.at")
-            self._copy_state(sb, wide, at, save=True)
-            sb.br(go)
-            lb.position_at_end(go)
-        code = lb.call(self.step, self._primal_args(wide), name="code")
-        nxt = lb.add(i, ConstantInt(T.I64, 1), name="i.next")
-        latch = lb.block
-        assert latch is not None
-        i.add_incoming(nxt, latch)  # type: ignore[attr-defined]
-        more = lb.icmp("slt", nxt, count) if count is not None else \
-            lb.icmp("eq", code, ConstantInt(T.I32, 0))
-        lb.condbr(more, body, done)
+        zero64 = ConstantInt(T.I64, 0)
+        j = lb.phi(T.I64, [(zero64, start)], name="block.index")
+        n = lb.phi(T.I64, [(zero64, start)], name="steps.before")
+        lb.condbr(lb.icmp("slt", j, room, name="keep.state"), save, go)
+        sb = Builder(save)
+        at = sb.getelementptr(T.I8, buf, [sb.mul(j, size)], name="kept.at")
+        self._copy_state(sb, wide, at, save=True)
+        sb.br(go)
+        gb = Builder(go)
+        got = gb.call(self.block, [*args, block], name="ran")
+        total = gb.add(n, _magnitude(gb, got), name="steps")
+        j.add_incoming(gb.add(j, ConstantInt(T.I64, 1)), go)  # type: ignore[attr-defined]
+        n.add_incoming(total, go)  # type: ignore[attr-defined]
+        gb.condbr(gb.icmp("sgt", got, zero64, name="loop.goes.on"), body, done)
         b.position_at_end(done)
-        incoming = [(nxt, latch)] if count is None else [(ConstantInt(T.I64, 0), start),
-                                                          (nxt, latch)]
-        return b.phi(T.I64, incoming, name="steps")
+        return total
 
     def _alloc(self, b: Builder, factors: list[Value], name: str) -> Value:
         """Tape memory for the product of byte-count `factors` (saturated, as the tape's own:
@@ -238,8 +232,8 @@ class _Builder:
             b.condbr(b.icmp("sle", trips, block, name="one.block"), one, blocks)
             ob = Builder(one)
             slot = _block_tape_field(ob, tape)
-            ran = ob.call(self.inner.augmented, [*wide, trips, frees, slot], name="steps")
-            ob.store(ran, tape, 8)
+            ran = ob.call(self.inner.augmented, [*wide, trips, frees, slot], name="ran")
+            ob.store(_magnitude(ob, ran), tape, 8)
             ob.store(zero(T.PTR), _states_field(ob, tape), 8)
             ob.store(tape, tape_out, 8)
             ob.ret()
@@ -454,6 +448,12 @@ class _Builder:
         b.call(free_deferred_function(self.module), [frees, listed])
         for acc, t, v in zip(sums, self.outs, self._adjoints(b, got), strict=True):
             b.store(b.fadd(b.load(t, acc), v), acc)
+
+
+def _magnitude(b: Builder, ran: Value) -> Value:
+    """The steps a call of the block function ran (it negates them when the loop ended)."""
+    return b.select(b.icmp("slt", ran, ConstantInt(T.I64, 0)),
+                    b.sub(ConstantInt(T.I64, 0), ran), ran, name="steps.ran")
 
 
 def _block_tape_field(b: Builder, tape: Value) -> Value:

@@ -8,9 +8,11 @@ boundaries are kept. The block is this function:
     i64 @L.step.block(the step's parameters..., i64 %count)
 
 runs the step `count` times, or until a step returns non-zero (the loop is over: the step
-that leaves it is the last), and returns how many steps ran (0 when `count` <= 0). The
-step's body is copied into the loop, not called, so the reverse transform sees one loop,
-whose tape a bound known at entry (`count`) sizes, and keeps one tape for the whole block.
+that leaves it is the last), and returns how many steps ran, negated when the last of them
+ended the loop (0 when `count` <= 0). The step's body is copied into the loop, not called, so
+the reverse transform sees one loop, whose tape a bound known at entry (`count`) sizes, and
+keeps one tape for the whole block; the checkpoint's forward runs call the block too (one
+call per block, the state in registers in between).
 
 Invariants: the function runs exactly what that many calls of `@L.step` run, in the same
 order; it is canonical for the reverse transform (the loop has a dedicated preheader, one
@@ -36,6 +38,7 @@ def block_function(module: Module, step: Function) -> Function:
                   T.FunctionType(T.I64, (*ftype.params, T.I64)),
                   [a.name for a in step.args] + ["count"])
     fn.prefix = ["internal"]
+    fn.suffix = ["noinline"]  # (one copy, however many forward runs call it)
     for a, b in zip(step.args, fn.args, strict=False):
         b.attrs = [w for w in a.attrs if w == "noalias"]  # (what the step's callers promise)
     module.add_function(fn)
@@ -73,6 +76,9 @@ def block_function(module: Module, step: Function) -> Function:
     lb.condbr(lb.icmp("slt", ran, count, name="more"), head, leave)
     xb = Builder(leave)
     steps = xb.phi(T.I64, [(ran, last), (ran, latch)], name="steps")
+    ended = xb.phi(T.I1, [(ConstantInt(T.I1, 1), last), (ConstantInt(T.I1, 0), latch)],
+                   name="loop.ended")
+    steps = xb.select(ended, xb.sub(zero, steps, name="steps.ended"), steps, name="steps.out")
     xb.br(done)
     db = Builder(done)
     db.ret(db.phi(T.I64, [(zero, entry), (steps, leave)], name="steps.done"))
