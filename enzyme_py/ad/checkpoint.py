@@ -23,6 +23,10 @@ in the cache, and only the states at block boundaries are kept.
   block is reversed right after it runs forward once more, by the block's own derivative. It
   returns the sum over the blocks of the adjoints of the float arguments.
 
+A loop that a bound known at entry (the plan's `trips`) says is one block runs as that
+block's augmented half, and the reverse function runs its reverse half: no state is copied,
+no step runs twice, and checkpointing costs what taping costs.
+
 With S kept states and M blocks, every step runs forward at most r times more, for the least
 r with C(S + r, S) >= M (`enzyme_py.revolve_split`), plus once with its tape; the memory is
 S + 1 copies of the state and one block's tape. S is the plan's `snapshots`, or what three
@@ -81,7 +85,8 @@ def checkpoint_pair(module: Module, loop: Function, plan: CheckpointPlan,
     acts = [Activity.parse(a) for a in acts]
     block = block_function(module, step)
     # (a noalias pointer that is not a region's base reaches memory the loop only reads and
-    # no code after it writes, else it would be a region: it keeps until the reverse sweep)
+    # no code after it writes, else it would be a region: it keeps until the reverse sweep,
+    # as the steps run forward again from kept states already assume)
     bases = {base for base, _ in plan.regions}
     stable = tuple(k for k, a in enumerate(step.args[:-1])
                    if "noalias" in a.attrs and k not in bases)
@@ -224,20 +229,21 @@ class _Builder:
         b = Builder(aug.append_block("entry"))
         size = self._state_bytes(b, wide)
         block = self._block_steps(b, size)
-        tape = self._alloc(b, [b.add(size, ConstantInt(T.I64, HEADER))], "tape")
-        b.store(zero(T.PTR), _block_tape_field(b, tape), 8)
         if self.plan.trips >= 0:  # (a bound on the steps: the block stops where the loop ends)
             trips = self._primal_args(wide)[self.plan.trips]
             one, blocks = aug.append_block("one.block"), aug.append_block("blocks")
             b.condbr(b.icmp("sle", trips, block, name="one.block"), one, blocks)
             ob = Builder(one)
-            slot = _block_tape_field(ob, tape)
+            header = self._alloc(ob, [ConstantInt(T.I64, HEADER)], "tape")  # (no state)
+            slot = _block_tape_field(ob, header)
             ran = ob.call(self.inner.augmented, [*wide, trips, frees, slot], name="ran")
-            ob.store(_magnitude(ob, ran), tape, 8)
-            ob.store(zero(T.PTR), _states_field(ob, tape), 8)
-            ob.store(tape, tape_out, 8)
+            ob.store(_magnitude(ob, ran), header, 8)
+            ob.store(zero(T.PTR), _states_field(ob, header), 8)
+            ob.store(header, tape_out, 8)
             ob.ret()
             b.position_at_end(blocks)
+        tape = self._alloc(b, [b.add(size, ConstantInt(T.I64, HEADER))], "tape")
+        b.store(zero(T.PTR), _block_tape_field(b, tape), 8)
         start = b.getelementptr(T.I8, tape, [ConstantInt(T.I64, HEADER)], name="start")
         self._copy_state(b, wide, start, save=True)
         room = self._room(b, size)
