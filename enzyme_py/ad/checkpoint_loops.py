@@ -619,7 +619,7 @@ def _describe(fn: Function, o: MemObject) -> str:
     if isinstance(o, I.Load):
         return "memory reached through a pointer loaded from memory"
     if isinstance(o, Value):
-        return f"the block %{Slots(fn).local(o)}"
+        return f"the block {Slots(fn).local(o)}"
     return "unknown memory"
 
 
