@@ -15,7 +15,8 @@ The state of the loop is what one iteration hands the next: the header phis (kep
 `%state` record, with the values leaving the loop and the exit code) and the memory the loop
 writes — its *regions*: blocks whose extent is known before the loop (a `malloc`/`calloc`/
 `aligned_alloc` of a size computed before it, an `alloca`, a global, an array argument whose
-extents the front end names: `arrays=`). Memory the loop only
+extents the front end names: `arrays=`, a phi or select before the loop that chooses between
+allocations of one size). Memory the loop only
 reads must not change after the loop, or it is a region too. Everything else is refused with
 an error naming the instruction: memory written through an argument or a loaded pointer
 (its extent is unknown), allocation or freeing inside the loop, calls that may write memory,
@@ -344,16 +345,49 @@ class _Outliner:
         """(base, size in bytes) of each block the loop writes, and of each block it reads
         that the code after it may write."""
         written, read = _accesses(self.insts)
-        regions: dict[MemObject, tuple[Value, Extent]] = {}
+        merged = self._merged_allocations()
+        regions: dict[Value, tuple[Value, Extent]] = {}
+
+        def add(o: MemObject, inst: I.Instruction, what: str) -> None:
+            got = merged.get(o)  # (one of the blocks a phi before the loop chooses from)
+            if got is not None:
+                regions.setdefault(got[0], got)
+            elif o not in regions:
+                regions[o] = self._extent(o, inst, what)  # type: ignore[index]
+
         for o, inst in written.items():
-            regions[o] = self._extent(o, inst, "writes")
+            add(o, inst, "writes")
         after = _writes_after(self.fn, self.lp)
         for o, inst in read.items():
-            if o in regions:
-                continue
             if any(may_alias(frozenset({o}), objs) for objs in after):
-                regions[o] = self._extent(o, inst, "reads (and the code after it writes)")
+                add(o, inst, "reads (and the code after it writes)")
         return list(regions.values())
+
+    def _merged_allocations(self) -> dict[MemObject, tuple[Value, Extent]]:
+        """The allocations that the loop reaches through a phi (or select) before it that
+        chooses between allocations of one extent (LLVM makes such copies of an allocation
+        on two paths): each with (that phi, the extent). The phi is then the base of one
+        region: whichever block it chose, it has that extent."""
+        out: dict[MemObject, tuple[Value, Extent]] = {}
+        for inst in self.insts:
+            for p in (written_pointer(inst), _read_pointer(inst)):
+                while isinstance(p, I.GetElementPtr):
+                    p = p.operands[0]
+                if not isinstance(p, (I.Phi, I.Select)) or p.parent is None or \
+                        p.parent in self.lp.blocks or \
+                        not self.dom.dominates(p.parent, self.pre):
+                    continue
+                choices = [v for v, _ in p.incoming()] if isinstance(p, I.Phi) else \
+                    list(p.operands[1:])
+                extents = [_allocated_extent(c) if isinstance(c, I.Call) else None
+                           for c in choices]
+                first = extents[0]
+                if first is None or any(e is None or not _same_extent(e, first)
+                                        for e in extents):
+                    continue
+                for c in choices:
+                    out[c] = (p, first)
+        return out
 
     def _extent(self, o: MemObject, inst: I.Instruction, what: str) -> tuple[Value, Extent]:
         """`o` and its extent, described (the bytes are emitted only when rewriting, so a
@@ -596,6 +630,14 @@ def _writes_after(fn: Function, lp: Loop) -> list[frozenset[MemObject]]:
             else:
                 out.append(frozenset({UNKNOWN}))
     return out
+
+
+def _same_extent(a: Extent, b: Extent) -> bool:
+    """The two extents are the same number of bytes (the same values, or equal constants)."""
+    if a[0] != b[0] or len(a[1]) != len(b[1]):
+        return False
+    return all(x is y or isinstance(x, ConstantInt) and isinstance(y, ConstantInt) and
+               x.value == y.value for x, y in zip(a[1], b[1], strict=True))
 
 
 def _allocated_extent(call: I.Call) -> Extent | None:

@@ -167,6 +167,33 @@ def test_memory_the_loop_reads_and_later_code_writes_is_taped_not_read_again(mon
     assert np.abs(want).max() > 0.01
 
 
+def heat_of_copies(u0, kappa, r, steps):
+    """`heat` with its buffers made by `u0.copy()` (LLVM makes one of them on two paths)."""
+    n = u0.shape[0]
+    u = u0.copy()
+    v = u0.copy()
+    for _ in range(steps // 2):
+        for i in range(1, n - 1):
+            v[i] = u[i] + r * kappa[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        for i in range(1, n - 1):
+            u[i] = v[i] + r * kappa[i] * (v[i - 1] - 2.0 * v[i] + v[i + 1])
+    s = 0.0
+    for i in range(n):
+        s += math.sin(u[i]) * (i + 1)
+    return s
+
+
+@pytest.mark.parametrize("options", [dict(checkpoint=True), dict(checkpoint=2)])
+def test_a_buffer_made_on_two_paths_is_one_region(options):
+    """The loop writes through a phi of two allocations of one size: one region."""
+    u0, kappa, r, n, steps = heat_args(40, 36)
+    want = ez.grad(heat_of_copies, argnums=(0, 1))(u0, kappa, r, steps)
+    got = ez.grad(heat_of_copies, argnums=(0, 1), **options)(u0, kappa, r, steps)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert np.abs(want[1]).max() > 1e-3
+
+
 def test_heat_checkpointed_gradient_matches_finite_differences():
     args = heat_args(12, 9)
     g = ez.grad(heat, argnums=1, checkpoint=2)(*args)
