@@ -27,7 +27,7 @@ from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
 from enzyme_py.ir.clone import clone_body
-from enzyme_py.ir.module import Block, Function, Module
+from enzyme_py.ir.module import Function, Module
 from enzyme_py.ir.values import ConstantInt, Value
 
 
@@ -56,29 +56,24 @@ def block_function(module: Module, step: Function) -> Function:
     hb = Builder(head)
     index = hb.phi(T.I64, [(zero, preheader)], name="step.index")
     hb.br(bmap[step.entry])
-    ended: list[tuple[Value, Block]] = []
-    for blk in bmap.values():
-        for inst in list(blk.instructions):
-            if isinstance(inst, I.Alloca) and blk is bmap[step.entry]:
-                blk.remove(inst)  # (made once: the step's own allocas are static)
-                entry.insert(0, inst)
-        term = blk.terminator
-        if isinstance(term, I.Ret):
-            blk.remove(term)
-            rb = Builder(blk)
-            ran = rb.add(index, ConstantInt(T.I64, 1), name="steps.run")
-            on = rb.icmp("eq", term.operands[0], ConstantInt(T.I32, 0), name="loop.goes.on")
-            rb.condbr(on, latch, leave)
-            ended.append((ran, blk))
-    ((ran, last),) = ended  # (the step has one `ret`)
+    first = bmap[step.entry]
+    for inst in [i for i in first.instructions if isinstance(i, I.Alloca)]:
+        first.remove(inst)  # (made once: the step's own allocas are static)
+        entry.insert(0, inst)
+    (last,) = [blk for blk in bmap.values() if isinstance(blk.terminator, I.Ret)]
+    ret = last.terminator
+    assert ret is not None
+    last.remove(ret)
+    rb = Builder(last)
+    ran = rb.add(index, ConstantInt(T.I64, 1), name="steps.run")
+    ended = rb.sub(zero, ran, name="steps.ended")  # (negated: the loop is over)
+    rb.condbr(rb.icmp("eq", ret.operands[0], ConstantInt(T.I32, 0), name="loop.goes.on"),
+              latch, leave)
     lb = Builder(latch)
     index.add_incoming(ran, latch)  # type: ignore[attr-defined]
     lb.condbr(lb.icmp("slt", ran, count, name="more"), head, leave)
     xb = Builder(leave)
-    steps = xb.phi(T.I64, [(ran, last), (ran, latch)], name="steps")
-    ended = xb.phi(T.I1, [(ConstantInt(T.I1, 1), last), (ConstantInt(T.I1, 0), latch)],
-                   name="loop.ended")
-    steps = xb.select(ended, xb.sub(zero, steps, name="steps.ended"), steps, name="steps.out")
+    steps = xb.phi(T.I64, [(ended, last), (ran, latch)], name="steps")
     xb.br(done)
     db = Builder(done)
     db.ret(db.phi(T.I64, [(zero, entry), (steps, leave)], name="steps.done"))
