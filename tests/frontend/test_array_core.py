@@ -152,11 +152,52 @@ def test_stencil_store_keeps_no_temporary(n):
     x = RNG.uniform(-1.0, 1.0, n)
     assert np.array_equal(ez.jit(heat_state)(x, 0.2, 3), heat_state(x, 0.2, 3))
     check_grad(heat_steps, x, 0.2, 3, argnums=(0, 1), reference=_jax_heat_steps)
-    # the copy of u0 is the one block the primal asks for (the temporary's site, kept for
-    # stores that fall back, is never reached)
+    # the copy of u0 is the one block the primal asks for, and its only allocation site: the
+    # slices u[1:-1], u[:-2] and u[2:] have one extent at compile time, so the store has no
+    # form through a temporary to fall back to
     heap = ez.profile(heat_steps, x, 0.2, 3, argnums=(0, 1), repeat=1).primal_heap
-    assert [(s.calls, s.bytes) for s in heap if s.calls] == [(1, 8 * n)]
-    assert len(heap) == 2
+    assert [(s.calls, s.bytes) for s in heap] == [(1, 8 * n)]
+
+
+def carry_broadcast_steps(u0, k):
+    u = u0.copy()
+    for _ in range(2):
+        u[1:] = u[:1] * k + u[1:]  # carried where n == 2, else through a temporary
+    return np.sum(u * u)
+
+
+def _jax_carry_broadcast_steps(u0, k):
+    u = u0
+    for _ in range(2):
+        u = u.at[1:].set(u[:1] * k + u[1:])
+    return jnp.sum(u * u)
+
+
+@pytest.mark.parametrize("n", [2, 6])
+def test_gradient_of_a_store_that_falls_back_to_a_temporary(n):
+    """A gradient's first compile has the carried loop only; where it cannot run (u[:1]
+    stretches), the gradient is the checked compile's, through the temporary."""
+    check_grad(carry_broadcast_steps, RNG.uniform(-1.0, 1.0, n), 0.7, argnums=(0, 1),
+               reference=_jax_carry_broadcast_steps)
+
+
+def constant_slices(x):
+    """Slices with constant bounds, those of one extent (trim) side by side in a statement."""
+    ends = (np.sum(x[:0]) + x[:0].shape[0] + np.sum(x[0:]) + 2 * x[0:].shape[0] +
+            np.sum(x[:3]) + 3 * x[:3].shape[0] + np.sum(x[2:5]) + 5 * x[2:5].shape[0] +
+            np.sum(x[-3:]) + 7 * x[-3:].shape[0] + np.sum(x[-4:-1]) + 11 * x[-4:-1].shape[0])
+    one = np.sum(x[1:] * x[:-1]) + 13 * x[1:].shape[0] + 17 * x[:-1].shape[0]
+    two = np.sum(x[1:-1] * x[:-2] - x[2:]) + 19 * x[2:].shape[0] + 23 * x[:-2].shape[0]
+    five = np.sum(x[2:-3] + x[5:] * x[:-5]) + 29 * x[5:].shape[0] + 31 * x[2:-3].shape[0]
+    return ends + one + two + five
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_constant_slices_have_python_extents(n):
+    """Extents shared by `a:`, `:-b` and `a:-b` slices (views._trimmed) are Python's for
+    every length, the empty ones included (`x[:0]` is empty, not the whole axis)."""
+    x = RNG.uniform(-1.0, 1.0, n)
+    assert ez.jit(constant_slices)(x) == pytest.approx(constant_slices(x), rel=1e-13, abs=1e-13)
 
 
 # --- overlapping 2-D stores without a temporary (carried._carried_rows) ---------------------
@@ -298,9 +339,9 @@ def test_2d_stencil_store_keeps_one_line_buffer():
     _, slope = ez.jvp(heat2d_three_steps, (x, 0.1), (tx, 0.5))
     assert slope == pytest.approx(np.sum(g[0] * tx) + g[1] * 0.5, rel=1e-12)
     # the copy of u0, then per step one line of the interior's width (the row above, as it
-    # was); the temporary's site, kept for stores that fall back, is never reached
+    # was); no temporary: the shifted slices have the interior's extents at compile time
     heap = ez.profile(heat2d_steps, x, 0.1, 3, argnums=(0, 1), repeat=1).primal_heap
-    assert [(s.calls, s.bytes) for s in heap] == [(1, 8 * 30), (3, 3 * 8 * 4), (0, 0)]
+    assert [(s.calls, s.bytes) for s in heap] == [(1, 8 * 30), (3, 3 * 8 * 4)]
 
 
 # --- heap temporaries ----------------------------------------------------------------------

@@ -79,35 +79,53 @@ def plan_for(dest: AVal, reads: list[AVal]) -> Plan | None:
 
 def carried_store(c: Compiling, dest: AVal, src: Any, plan: Plan, node: ast.AST) -> None:
     """dest[...] = src, where src reads slices of dest's variable (`plan`): the carried loop
-    where the reads have dest's extents and nothing broadcasts, else through a temporary."""
+    where the reads have dest's extents and nothing broadcasts, else through a temporary.
+    In an optimistic compile (see `lazy.versioned`) the temporary's form is not emitted:
+    where the carried loop cannot run, the function leaves with the request for the
+    checked copy, so the gradient holds (and tapes) the statement's loop nest once."""
     b = c.b
-    ok: Value = ConstantInt(T.I1, 1)
+    tests: list[Value] = []
     for r, _ in plan.values():
-        for d, n in zip(r.dims, dest.dims, strict=True):
-            ok = b.binop("and", ok, b.icmp("eq", d, n))
-        ok = b.binop("and", ok, b.icmp("eq", r.origin[1], dest.origin[1]))  # type: ignore
+        tests += [b.icmp("eq", d, n) for d, n in zip(r.dims, dest.dims, strict=True)
+                  if not L.same_extent(d, n)]
+        if r.origin[1] is not dest.origin[1]:  # type: ignore[index]
+            tests.append(b.icmp("eq", r.origin[1], dest.origin[1]))  # type: ignore[index]
     form = src
     if src.fast is not None and src.assume:
-        for cond in src.assume:
-            ok = b.binop("and", ok, cond)
+        tests += src.assume
         form = src.fast
+    shifts = {p: q for p, (_, q) in plan.items()}
+    if not tests:  # (known at compile time: the carried loop is the only form)
+        _carried(c, dest, form, shifts, node)
+        return
+    ok: Value = tests[0]
+    for test in tests[1:]:
+        ok = b.binop("and", ok, test)
     carried, copied, done = (c.new_block("store.carried"), c.new_block("store.copied"),
                              c.new_block("store.end"))
     b.condbr(ok, carried, copied)
     b.position_at_end(carried)
-    shifts = {p: q for p, (_, q) in plan.items()}
-    if dest.type.ndim == 1:
-        _carried_elements(c, dest, form, shifts)
-    else:
-        _carried_rows(c, dest, form, shifts, node)
+    _carried(c, dest, form, shifts, node)
     b.br(done)
     b.position_at_end(copied)
-    tmp = L.copy(c, src, node)
-    L.store_elements(c, dest, L.as_lazy(c, tmp))
-    assert tmp.base is not None
-    c.heap.release(tmp.base)
-    b.br(done)
+    if c.session.optimistic:
+        c.leave_for_retry(b)  # (as `lazy.versioned`: the checked copy has the temporary)
+    else:
+        tmp = L.copy(c, src, node)
+        L.store_elements(c, dest, L.as_lazy(c, tmp))
+        assert tmp.base is not None
+        c.heap.release(tmp.base)
+        b.br(done)
     b.position_at_end(done)
+
+
+def _carried(c: Compiling, dest: AVal, src: Any, shifts: dict[Value, Shift],
+             node: ast.AST) -> None:
+    """The carried loop of dest[...] = src (1-D or 2-D)."""
+    if dest.type.ndim == 1:
+        _carried_elements(c, dest, src, shifts)
+    else:
+        _carried_rows(c, dest, src, shifts, node)
 
 
 def _element_value(c: Compiling, dest: AVal, src: Any, idx: list[Value],
