@@ -41,6 +41,7 @@ from enzyme_py.array_results import (
 )
 from enzyme_py.caches import FunctionCache
 from enzyme_py.calling import ErrorRecord, arg_key, arg_types, compile_checked
+from enzyme_py.collector import while_compiling
 from enzyme_py.config import Config
 from enzyme_py.errors import ArgumentValueError, NotDifferentiableError
 from enzyme_py.frontend import Array, FType, Tuple
@@ -184,6 +185,7 @@ def array_jacrev(f: Callable, args: Sequence[Any], argnum: int) -> Any:
 _FORWARD = FunctionCache()  # per function: (derivative, types, layout, error record)
 
 
+@while_compiling
 def _forward_native(f: Callable, args: Sequence[Any]
                     ) -> tuple[Any, tuple, _Layout, ErrorRecord | None]:
     """`fwddiffe` of f's output-slot wrapper for C-contiguous copies of `args` (cached)."""

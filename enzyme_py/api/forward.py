@@ -24,6 +24,7 @@ from enzyme_py.api.gradients import grad_cache_of
 from enzyme_py.array_results import carries_arrays
 from enzyme_py.caches import FunctionCache
 from enzyme_py.calling import arg_key, arg_types, compile_checked, convert_result
+from enzyme_py.collector import while_compiling
 from enzyme_py.config import Config
 from enzyme_py.errors import (
     ArgumentValueError,
@@ -64,6 +65,7 @@ def _flat_activities(types: Sequence[Any], float_array: list[Activity],
     return out
 
 
+@while_compiling
 def _compile_forward(f: Callable, args: Sequence[Any], with_gradient: bool) -> tuple[Any, Any]:
     from enzyme_py.ad.driver import forward_module, gradient_module
 
@@ -215,6 +217,7 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
 HESSIAN_WIDTH = 8  # Hessian columns per forward sweep (vector forward mode)
 
 
+@while_compiling
 def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -> Any:
     """Forward mode of width `width` over the gradient of `f` with respect to the float array
     `args[argnum]` alone (everything else const): its signature is the gradient's arguments

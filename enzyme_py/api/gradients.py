@@ -53,6 +53,7 @@ from enzyme_py.calling import (
     overlapping_arrays,
     reject_read_only_writes,
 )
+from enzyme_py.collector import while_compiling
 from enzyme_py.config import Config
 from enzyme_py.errors import (
     ArgumentValueError,
@@ -135,6 +136,7 @@ class GradCache:
             self.cache[(key, optimistic)] = g
         return g
 
+    @while_compiling
     def _compile(self, args: Sequence[Any], active: tuple[bool, ...], return_primal: bool,
                  seeded_return: bool, alias: bool, require_scalar: bool,
                  dupnoneed: tuple[bool, ...] = (), array_results: bool = False,

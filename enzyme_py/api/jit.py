@@ -35,6 +35,7 @@ from enzyme_py.calling import (
     overlapping_arrays,
     reject_read_only_writes,
 )
+from enzyme_py.collector import while_compiling
 from enzyme_py.config import Config
 from enzyme_py.frontend import Compiled
 from enzyme_py.ir import Function, Module
@@ -75,6 +76,7 @@ class JitFunction:
         self._specialize(args)
         return self._cache[(tuple(map(arg_key, args)), overlapping_arrays(args))]
 
+    @while_compiling
     def _specialize(self, args: Sequence[Any]) -> Any:
         """Compile for these argument types (without `noalias` if arrays overlap). Pytree
         arguments go to the `jit` of `f` over their leaves (never into `_cache`: a

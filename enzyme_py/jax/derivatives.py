@@ -38,6 +38,7 @@ from typing import Any
 from enzyme_py.api import Config, build_module, optimize_before_ad
 from enzyme_py.api.compile import only_export, written_arrays
 from enzyme_py.array_results import Item, add_output_wrapper, result_items, slot_activities
+from enzyme_py.collector import while_compiling
 from enzyme_py.errors import CallError
 from enzyme_py.frontend import Array, FType
 from enzyme_py.frontend.ftypes import NoneType
@@ -129,6 +130,7 @@ def result_buffers(kind: str, types: Sequence[FType], items: Sequence[Item],
     return [types[i] for i in fl]
 
 
+@while_compiling
 def _prepared(f: Callable, types: tuple[FType, ...], bounds_check: bool
               ) -> tuple[Any, Any, Any, tuple[Item, ...], str, tuple[int, ...]]:
     """`f` compiled for `types` with its output wrapper (none when it returns nothing),
