@@ -267,8 +267,12 @@ _library_ids = itertools.count()
 # the code ran as fast); on GMM's 4,300-instruction gradient 40% (210 of 526 ms). Without it
 # the benchmarks' gradients ran 0.88-1.03x as long (interleaved, one process; primals, all
 # under 3,500 instructions: 0.95-1.05x). Above this many instructions a module is generated
-# without it.
-LSR_LIMIT = 2_000
+# without it. From 2,000 down to 1,000: code generation of stencil2d_numpy's gradient (1,540
+# instructions) 67 -> 45 ms, of its first call 0.20 -> 0.16 s; the modules that crossed the line
+# ran as fast (ba, stencil1d, stencil2d and stencil2d_numpy gradients, GMM and LSTM primals:
+# 0.93-1.03x, interleaved in one run), while stencil1d_numpy's (765 instructions) ran 1.05x
+# and its primal 1.2x as long without it.
+LSR_LIMIT = 1_000
 _lsr_off = False  # LLVM's process-wide -disable-lsr, as last set (under `_link_lock`)
 
 
