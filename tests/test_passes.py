@@ -155,3 +155,78 @@ def test_opt_with_the_printed_pipeline_gives_the_gradient_module():
     out, grad = gradient_module(m, name, acts, True)
     by_hand = run_pipeline(m, gradient_pipeline(name, acts, True))
     assert grad == f"diffe_{name}" and str(by_hand) == str(out)
+
+
+_CALLER_AND_CALLEE = """
+define internal double @sq(double %x) {
+  %p = alloca double
+  store double %x, ptr %p
+  %v = load double, ptr %p
+  %y = fmul double %v, %v
+  ret double %y
+}
+
+define double @f(ptr %a, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s1, %loop ]
+  %q = getelementptr double, ptr %a, i64 %i
+  %x = load double, ptr %q
+  %y = call double @sq(double %x)
+  %s1 = fadd double %s, %y
+  %i1 = add i64 %i, 1
+  %c = icmp slt i64 %i1, %n
+  br i1 %c, label %loop, label %done
+done:
+  %neg = fcmp olt double %s1, 0.0
+  br i1 %neg, label %zero, label %out
+zero:
+  ret double 0.0
+out:
+  ret double %s1
+}
+"""
+
+
+def test_prepared_gradient_pipeline_leaves_out_the_first_steps():
+    from enzyme_py.ad.driver import gradient_pipeline
+
+    text = gradient_pipeline("f", ["dup", "const"], True, opt_level=2, prepared=True)
+    assert text.startswith("hoist-allocations,devirtualize{fn=f},reverse{")
+
+
+def test_canonicalizing_with_the_optimizer_gives_the_same_gradient():
+    """`canonical_after_optimizing`: the callee is marked before -O2, the canonical passes
+    run in -O2's call, and the gradient is the one of the separate steps."""
+    from enzyme_py.ad.driver import gradient_module
+    from enzyme_py.ad.prepare_passes import CANONICAL_PASSES, canonical_after_optimizing
+    from enzyme_py.api.compile import optimize_before_ad
+
+    m = parse(_CALLER_AND_CALLEE)
+    then = canonical_after_optimizing(m, ["f"])
+    assert then == CANONICAL_PASSES and "alwaysinline" in m.get_function("sq").suffix
+    merged = optimize_before_ad(m, 2, then)
+    assert [f.name for f in merged.functions if not f.is_declaration] == ["f"]
+    assert sum(i.opcode == "ret" for i in merged.get_function("f").instructions()) == 1
+    apart = optimize_before_ad(parse(_CALLER_AND_CALLEE), 2)
+    one, name = gradient_module(merged, "f", ["dup", "const"], True, opt_level=0,
+                                prepared=True)
+    two, _ = gradient_module(apart, "f", ["dup", "const"], True, opt_level=0)
+    assert str(one.get_function(name)) == str(two.get_function(name))
+
+
+@pytest.mark.parametrize("change", [
+    lambda text: text.replace("define internal double @sq(double %x) {",
+                              "define internal double @sq(double %x) noinline {"),
+    lambda text: text + "\ndeclare i32 @posix_memalign(ptr, i64, i64)\n",
+])
+def test_the_steps_run_apart_where_they_have_work_after_the_optimizer(change):
+    """A function whose calls stay calls (`noinline`: optnone during -O2) or a
+    `posix_memalign` to rewrite: nothing is marked, the prepare steps run themselves."""
+    from enzyme_py.ad.prepare_passes import canonical_after_optimizing
+
+    m = parse(change(_CALLER_AND_CALLEE))
+    assert canonical_after_optimizing(m, ["f"]) == ()
+    assert "alwaysinline" not in m.get_function("sq").suffix

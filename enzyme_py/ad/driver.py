@@ -33,7 +33,7 @@ from enzyme_py.ad import (  # noqa: F401  (register their passes)
     tape_checks,
 )
 from enzyme_py.ad.derive_passes import Forward, Reverse
-from enzyme_py.ad.prepare_passes import INLINE_PIPELINE, mark_callees_inline
+from enzyme_py.ad.prepare_passes import CANONICAL_PASSES, INLINE_PIPELINE, mark_callees_inline
 from enzyme_py.checkpointing import LOOP_PROPERTY
 from enzyme_py.config import Config
 from enzyme_py.ir import Module
@@ -45,22 +45,23 @@ __all__ = ["AD_PIPELINE", "INLINE_PIPELINE", "enzyme_pipeline", "forward_module"
            "forward_pipeline", "gradient_module", "gradient_pipeline", "mark_callees_inline",
            "prepare", "prepare_pipeline", "run_pipeline"]
 
-# Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
-# loops with a preheader and one latch, values leaving loops through exit-block phis.
 DEFAULT = Config()
 
-AD_PIPELINE = ("strip-optnone,always-inline,sroa,instcombine,simplifycfg,mergereturn,"
-               "loop-simplify,lcssa")
+AD_PIPELINE = ",".join(["strip-optnone", *CANONICAL_PASSES])
 
 
-def prepare_pipeline(targets: Sequence[str] = (), inline: bool = True) -> str:
+def prepare_pipeline(targets: Sequence[str] = (), inline: bool = True,
+                     prepared: bool = False) -> str:
     """The canonicalization before differentiating `targets`: their callees (directly or not)
     are inlined into them where LLVM can (not recursion), unless `inline` is False (then calls
-    stay calls, as Enzyme leaves them); indirect calls with known targets become direct."""
-    steps = ["posix-memalign"]  # an allocation call like malloc's (before SROA)
-    if inline and targets:
+    stay calls, as Enzyme leaves them); indirect calls with known targets become direct.
+    `prepared`: the module comes from LLVM's -O pipeline followed by `CANONICAL_PASSES`,
+    where `canonical_after_optimizing` allowed it (the first steps are left out)."""
+    steps = [] if prepared else ["posix-memalign"]  # an allocation call like malloc's
+    if inline and targets and not prepared:
         steps.append(pass_text("inline-callees", fn=list(targets)))
-    steps.append(AD_PIPELINE)
+    if not prepared:
+        steps.append(AD_PIPELINE)
     steps.append("hoist-allocations")  # (per-iteration temporaries made once per loop nest)
     if targets:
         steps.append(pass_text("devirtualize", fn=list(targets), inline=None if inline else False))
@@ -105,16 +106,17 @@ def _start(cfg: Config) -> list[str]:
 def gradient_pipeline(function: str, activities: Sequence[str], return_active: bool,
                       config: Config | None = None, *, show_activity: bool = False,
                       marked_loops: bool = False, array_extents: Sequence[str] = (),
-                      **changes: Any) -> str:
+                      prepared: bool = False, **changes: Any) -> str:
     """The pipeline of `gradient_module` (`show_activity`: print the activity first;
     `marked_loops`: the module has loops marked `checkpointed`, which are checkpointed even
     without the config's `checkpoint`; `array_extents`: `checkpoint-loops`'s `arrays=`);
-    `changes` are options of `config` (`opt_level=0`, `name="g"` ...)."""
+    `prepared`: see `prepare_pipeline`; `changes` are options of `config` (`opt_level=0`,
+    `name="g"` ...)."""
     cfg = _config(config, changes)
     request = {"fn": function, "acts": list(activities),
                "ret": "active" if return_active else "const"}
     primal = True if cfg.primal_returned(False) else None
-    steps = [prepare_pipeline([function], cfg.inline)]
+    steps = [prepare_pipeline([function], cfg.inline, prepared)]
     if cfg.checkpointing or marked_loops:
         steps.append(pass_text("checkpoint-loops", fn=function,
                                snapshots=cfg.checkpoint_snapshots or None,
@@ -189,15 +191,16 @@ def _derive(module: Module, text: str, on_stage: Stage | None,
 def gradient_module(module: Module, function: str, activities: Sequence[str],
                     return_active: bool, config: Config | None = None, *,
                     on_stage: Stage | None = None, handed_over: bool = False,
-                    array_extents: Sequence[str] = (), **changes: Any) -> tuple[Module, str]:
+                    array_extents: Sequence[str] = (), prepared: bool = False,
+                    **changes: Any) -> tuple[Module, str]:
     """Canonicalize, differentiate `function`, optimize; returns (module, gradient name).
     The options are `config`'s (opt level, inlining, name, return-primal), with `changes`.
     `module` is left as it was, unless `handed_over` (the caller no longer reads it: it is
-    then worked on in place, which saves copying it)."""
+    then worked on in place, which saves copying it). `prepared`: see `prepare_pipeline`."""
     text = gradient_pipeline(function, activities, return_active, _config(config, changes),
                              show_activity=on_stage is not None,
                              marked_loops=has_property(module, LOOP_PROPERTY),
-                             array_extents=array_extents)
+                             array_extents=array_extents, prepared=prepared)
     return _derive(module, text, on_stage, handed_over)
 
 

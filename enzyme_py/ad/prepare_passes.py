@@ -37,6 +37,10 @@ INLINE_PIPELINE = "always-inline,sroa,instcombine,simplifycfg"
 CLEANUP_PIPELINE = ("instcombine,newgvn,instcombine,simplifycfg,mergereturn,loop-simplify,"
                     "lcssa")
 DEVIRTUALIZE_ROUNDS = 3
+# Enzyme's canonicalization before AD: SSA values instead of stack slots, one return,
+# loops with a preheader and one latch, values leaving loops through exit-block phis.
+CANONICAL_PASSES = ("always-inline", "sroa", "instcombine", "simplifycfg", "mergereturn",
+                    "loop-simplify", "lcssa")
 
 _TARGETS = Param("fn", "the functions to differentiate", list, required=True)
 _ONE = Param("fn", "the function to rewrite (default: every defined function)")
@@ -92,6 +96,32 @@ def mark_callees_inline(module: Module, targets: Sequence[str],
                 callee.suffix = words
                 marked.append(callee.name or "")
     return marked
+
+
+def canonical_after_optimizing(module: Module, targets: Sequence[str]) -> tuple[str, ...]:
+    """The passes to run right after LLVM's -O pipeline before AD (in the same LLVM call) in
+    place of `prepare_pipeline`'s first steps, with `targets`' callees marked `alwaysinline`
+    here; () where those steps must run themselves (then nothing is marked).
+
+    Those steps are `posix-memalign`, `inline-callees`, `strip-optnone` and
+    `CANONICAL_PASSES`. They can run with the optimizer where the first three have nothing
+    to do after it: no `posix_memalign`, no defined function whose calls must stay calls
+    (`noinline` ones become `optnone` for the optimizer: rules, inactive functions), and the
+    callees marked before it (the optimizer's always-inliner inlines them). The module
+    then reaches AD with one print and parse less (`prepare_pipeline(prepared=True)`)."""
+    if "posix_memalign" in module.symbols:
+        return ()
+    for fn in module.functions:
+        words = [w for word in fn.suffix for w in
+                 ([module.attribute_groups.get(word[1:], "")] if word.startswith("#")
+                  else [word])]
+        if any(_KEPT_CALLS.search(w) for w in words):
+            return ()
+    mark_callees_inline(module, targets, find_registrations(module).keep_calls)
+    return CANONICAL_PASSES
+
+
+_KEPT_CALLS = re.compile(r"(?<![\w\"-])(noinline|optnone)(?![\w\"-])")
 
 
 def _group_without_noinline(module: Module, word: str, made: dict[str, str | None]

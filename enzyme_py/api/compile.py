@@ -23,7 +23,7 @@ from enzyme_py.frontend import Array, Compiled, FType, Tuple, compile_python
 from enzyme_py.frontend.ftypes import Tree, tree_leaves
 from enzyme_py.ir import Function, Module
 from enzyme_py.ir.values import Value
-from enzyme_py.passes import OptLevel
+from enzyme_py.passes import OptLevel, through_llvm
 from enzyme_py.pytree import Flattened, Node, flatten_all, flattened, node_of_type
 from enzyme_py.stage_times import stage
 
@@ -107,19 +107,26 @@ def only_export(module: Module, name: str) -> None:
         module.symbols.pop(fn.name or "", None)
 
 
-def optimize_before_ad(module: Module, opt_level: int) -> Module:
+def optimize_before_ad(module: Module, opt_level: int, then: Sequence[str] = ()) -> Module:
     """`module` optimized at `opt_level` for differentiation: LLVM's pipeline without loop
     unrolling and vectorizers (`OptLevel(for_ad=True)`, Enzyme's place in the pipeline), so
     each loop is differentiated as written; the gradient is then optimized in full. Functions
     whose calls must stay calls (inactive ones, those with custom rules: `noinline` from the
     front end) become `optnone` first, so that no interprocedural pass looks through them:
     inferring that one returns its argument, or a constant, would let the optimizer bypass
-    the call, and with it the rule (an inactive identity function is `stop_gradient`)."""
+    the call, and with it the rule (an inactive identity function is `stop_gradient`).
+    `then`: LLVM's named passes run right after the pipeline, in the same call
+    (`canonical_after_optimizing`)."""
     for fn in module.functions:
         if fn.suffix == ["noinline"]:
             fn.suffix = ["noinline", "optnone"]
     with stage(f"LLVM: -O{opt_level} before AD"):
-        return OptLevel(opt_level, for_ad=True).run(module)
+        if not then:
+            return OptLevel(opt_level, for_ad=True).run(module)
+        level = OptLevel(opt_level, for_ad=True)
+        return through_llvm(module, ",".join([level.name, *then]), lambda text: backend.optimize(
+            text, opt_level, loop_vectorize=False, slp_vectorize=False, unroll=False,
+            then=then))
 
 
 def build_module(f: Callable, types: tuple[FType, ...], options: Config, noalias: bool,

@@ -142,6 +142,7 @@ class GradCache:
                  dupnoneed: tuple[bool, ...] = (), array_results: bool = False,
                  disk: Any = None, optimistic_key: Any = None) -> Gradient:
         from enzyme_py.ad.driver import gradient_module
+        from enzyme_py.ad.prepare_passes import canonical_after_optimizing
 
         name = self.f.__name__
         types = arg_types(name, self.params, args)
@@ -166,7 +167,9 @@ class GradCache:
         # Differentiate after optimization (the primal at -O2), then optimize the gradient;
         # which arrays are written is read off the optimized code (no stack copies of the
         # array pointers there).
-        module = optimize_before_ad(module, self.options.opt_level)
+        then = canonical_after_optimizing(module, [fname]) if \
+            self.options.inline and self.options.opt_level > 0 else ()
+        module = optimize_before_ad(module, self.options.opt_level, then)
         # (the output slots after them are written by construction)
         written = written_arrays(module.get_function(fname), compiled.arg_types)
         reject_read_only_writes(name, self.params, args, written)
@@ -212,6 +215,7 @@ class GradCache:
             out, gname = gradient_module(module, fname, flat_acts, ret_active, self.options,
                                          opt_level=0, handed_over=True,
                                          array_extents=_array_extents(types),
+                                         prepared=bool(then),
                                          return_primal=return_primal and not outputs)
         report_tape_failures(out, gname, session, self.f)
         if ret_active and isinstance(rt, Tuple):

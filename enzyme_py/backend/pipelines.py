@@ -105,12 +105,13 @@ def _run_pipeline(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
 
 
 def _in_system_llvm(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
-                    slp_vectorize: bool, unroll: bool, ordered_reductions: bool) -> str | None:
-    """The text of `module` (parsed, verified, for a target) after `-O<level>`, run with
-    `_run_pipeline`'s tuning in the system's release LLVM (`system_llvm`: faster than
-    llvmlite's, which has assertions); None where that library is missing or failed, the
-    module is not for the host's platform or holds inline asm, or `level` is 0: then the
-    caller runs the pipeline in llvmlite."""
+                    slp_vectorize: bool, unroll: bool, ordered_reductions: bool,
+                    then: Sequence[str] = ()) -> str | None:
+    """The text of `module` (parsed, verified, for a target) after `-O<level>` and the named
+    passes `then`, run with `_run_pipeline`'s tuning in the system's release LLVM
+    (`system_llvm`: faster than llvmlite's, which has assertions); None where that library
+    is missing or failed, the module is not for the host's platform or holds inline asm, or
+    `level` is 0: then the caller runs the pipeline in llvmlite."""
     _check_level(level)
     if level == 0 or not same_platform(module.triple, _host().triple):
         return None
@@ -118,15 +119,17 @@ def _in_system_llvm(module: llvm.ModuleRef, level: int, loop_vectorize: bool,
     if _has_inline_asm(text):  # (stays in llvmlite, as in `native.compile_ir`)
         return None
     vectorize = loop_vectorize and level >= 2
-    return system_llvm.optimize(text, f"default<O{level}>", vectorize,
+    pipeline = ",".join([f"default<O{level}>", *(_TEXTUAL.get(n, n) for n in then)])
+    return system_llvm.optimize(text, pipeline, vectorize,
                                 slp_vectorize and level >= 2,
                                 unroll, ordered_reductions)
 
 
 def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
-             slp_vectorize: bool = True, unroll: bool = True) -> str:
+             slp_vectorize: bool = True, unroll: bool = True, then: Sequence[str] = ()) -> str:
     """Run LLVM's default `-O<level>` pipeline (0-3) for the host (for a module of another
-    platform: for its own triple) and return the new text.
+    platform: for its own triple) and return the new text; `then`: named passes
+    (`LLVM_PASSES`) run after it on the same module (one parse and one print for both).
 
     As in clang, the loop and SLP vectorizers run from level 2 on (each can be switched off,
     and so can loop unrolling); the host CPU's features decide the vector width. A module for
@@ -141,13 +144,15 @@ def optimize(text: str, level: int = 2, *, loop_vectorize: bool = True,
         >>> "ret i32 3" in optimize(src, 2)
         True
     """
+    after = _resolved(then)
     with _scratch(text) as module:
         _target_host(module)
         out = _in_system_llvm(module, level, loop_vectorize, slp_vectorize, unroll,
-                              ordered_reductions=False)
+                              ordered_reductions=False, then=after)
         if out is not None:
             return out
         _run_pipeline(module, level, loop_vectorize, slp_vectorize, unroll)
+        _run_named(module, after)
         return str(module)
 
 
@@ -247,32 +252,46 @@ def run_llvm_passes(text: str, names: Sequence[str]) -> str:
         >>> "alloca" in run_llvm_passes(src, ["sroa", "instcombine"])
         False
     """
+    resolved = _resolved(names, levels=True)
+    with _scratch(text) as module:
+        _target_host(module)
+        batch: list[str] = []  # consecutive named passes share one pass manager
+        for name in resolved:
+            if name in _LEVELS:
+                _run_named(module, batch)
+                batch.clear()
+                _run_pipeline(module, _LEVELS[name], True, True)
+            else:
+                batch.append(name)
+        _run_named(module, batch)
+        return str(module)
+
+
+#: The textual names (`system_llvm`) of named passes whose default there differs from
+#: llvmlite's: textual `instcombine` verifies its fixpoint and ends the process where it is
+#: not reached (llvmlite's `add_instruction_combine_pass` does not).
+_TEXTUAL = {"instcombine": "instcombine<no-verify-fixpoint>"}
+
+
+def _resolved(names: Sequence[str], levels: bool = False) -> list[str]:
+    """`names` with their aliases resolved; `BackendError` for an unknown one (`levels`:
+    "O0".."O3" are known too)."""
     if isinstance(names, str):
         raise TypeError("names must be a list of pass names, not a string")
     resolved = [PASS_ALIASES.get(name, name) for name in names]
     for name in resolved:
-        if name not in LLVM_PASSES and name not in _LEVELS:
+        if name not in LLVM_PASSES and not (levels and name in _LEVELS):
             raise _unknown_pass(name)
-    with _scratch(text) as module:
-        _target_host(module)
-        batch: list[str] = []  # consecutive named passes share one pass manager
+    return resolved
 
-        def flush() -> None:
-            if batch:
-                manager = llvm.create_new_module_pass_manager()
-                for pass_name in batch:
-                    getattr(manager, LLVM_PASSES[pass_name])()
-                options = llvm.create_pipeline_tuning_options(speed_level=2)
-                _run_manager(manager, module,
-                             llvm.create_pass_builder(_machine(2, module.triple), options))
-                batch.clear()
 
-        for name in resolved:
-            if name in _LEVELS:
-                flush()
-                _run_pipeline(module, _LEVELS[name], True, True)
-            else:
-                batch.append(name)
-        flush()
-        return str(module)
+def _run_named(module: llvm.ModuleRef, names: Sequence[str]) -> None:
+    """The named passes (resolved `LLVM_PASSES` names) on `module`, in one pass manager."""
+    if not names:
+        return
+    manager = llvm.create_new_module_pass_manager()
+    for name in names:
+        getattr(manager, LLVM_PASSES[name])()
+    options = llvm.create_pipeline_tuning_options(speed_level=2)
+    _run_manager(manager, module, llvm.create_pass_builder(_machine(2, module.triple), options))
 
