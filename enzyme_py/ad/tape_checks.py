@@ -13,8 +13,9 @@ This pass splits the block after each such call (a checked `tape_alloc` becomes 
 it stands for): where the allocation failed, the function calls
 `@enzyme_py.tape_failed(bytes)`, which by default writes a message on stderr and calls abort(),
 as C code does when memory runs out. `report_to_record` turns those exits of one function (the
-gradient that Python calls) into a store of `[site, bytes, 0]` to the caller's error record
-and a return of zeros, so the caller raises `MemoryError` instead.
+gradient that Python calls) and of the functions it calls into a store of `[site, bytes, 0]`
+to the caller's error record and a return of zeros (each caller of a function that may fail
+returns after it when the record is set), so the caller raises `MemoryError` instead.
 
 With `hugepages` (as `enzyme-py transform` asks), a checked frame of a Linux host is followed
 by `enzyme_py.huge_pages`: a C program's glibc maps a large tape afresh on every call and
@@ -35,7 +36,7 @@ from enzyme_py.ad.runtime import huge_pages_function, tape_failed_function
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
 from enzyme_py.ir.builder import Builder
-from enzyme_py.ir.module import Block, GlobalVariable, Module
+from enzyme_py.ir.module import Block, Function, GlobalVariable, Module
 from enzyme_py.ir.values import ConstantInt, Value, zero
 from enzyme_py.passes import Param, register_pass
 
@@ -137,32 +138,84 @@ def _unlikely(module: Module) -> str:
 
 
 def report_to_record(module: Module, function: str, record: str, site: int) -> None:
-    """In `function` only, a failed tape allocation stores `[site, bytes, 0]` to the global
-    error record `record` (made if the module has none) and returns zeros: the exits
-    `add_tape_checks` made call `enzyme_py.tape_failed` (abort) instead."""
+    """A failed tape allocation in `function`, or in a function it calls (directly or not:
+    a checkpointed loop's block derivatives, a callee's split gradient), stores
+    `[site, bytes, 0]` to the global error record `record` (made if the module has none) and
+    returns zeros, where the exits `add_tape_checks` made call `enzyme_py.tape_failed`
+    (abort). After each call of a function that may fail so, its caller tests the record's
+    first word and returns zeros too when it is set, up to `function`, whose caller raises
+    `MemoryError`: no call after a failure runs on the failed callee's zero results (a null
+    tape), and the process is never ended."""
     fn = module.get_function(function)
-    exits = [i for b in fn.blocks for i in b.instructions
-             if isinstance(i, I.Call) and i.callee_name == FAILED]
-    if not exits:
-        return
     words = T.ArrayType(3, T.I64)
     g = module.symbols.get(record)
+    reached = _reached(fn)
+    may_fail = {f for f in reached if any(_fail_exits(f))}
+    if not may_fail:
+        return
     if not isinstance(g, GlobalVariable):
         g = GlobalVariable(record, words, zero(words))  # type: ignore[arg-type]
         g.suffix = ["align 8"]
         module.add_global(g)
-    for call in exits:
-        block = call.parent
-        assert block is not None and isinstance(block.terminator, I.Unreachable)
-        needed = call.args[0]
-        block.remove(block.terminator)
-        block.remove(call)
-        b = Builder(block)
-        for k, value in enumerate((ConstantInt(T.I64, site), needed, ConstantInt(T.I64, 0))):
-            at = b.getelementptr(words, g, [ConstantInt(T.I64, 0), ConstantInt(T.I64, k)])
-            b.store(value, at, 8)
-        rt = fn.return_type
-        b.ret(None if rt == T.VOID else zero(rt))
+    for f in may_fail:
+        for call in list(_fail_exits(f)):
+            block = call.parent
+            assert block is not None and isinstance(block.terminator, I.Unreachable)
+            needed = call.args[0]
+            block.remove(block.terminator)
+            block.remove(call)
+            b = Builder(block)
+            for k, value in enumerate((ConstantInt(T.I64, site), needed, ConstantInt(T.I64, 0))):
+                at = b.getelementptr(words, g, [ConstantInt(T.I64, 0), ConstantInt(T.I64, k)])
+                b.store(value, at, 8)
+            _return_zeros(b, f)
+    todo = list(may_fail)
+    while todo:  # (the callers of a function that may fail may fail: they pass it on)
+        callee = todo.pop()
+        for caller in reached:
+            calls = [i for b in caller.blocks for i in b.instructions
+                     if isinstance(i, I.Call) and i.callee is callee]
+            if not calls:
+                continue
+            leave = Block("tape.failed.below", caller)
+            caller.blocks.append(leave)
+            _return_zeros(Builder(leave), caller)
+            for call in calls:
+                b = Builder().position_after_def(call)
+                after, _ = b.split_block(f"{call.parent.name}.callee.ok" if call.parent
+                                         else "callee.ok")
+                first = b.load(T.I64, g, 8)
+                b.condbr(b.icmp("ne", first, ConstantInt(T.I64, 0)), leave, after
+                         ).metadata.append(("prof", _unlikely(module)))
+            if caller not in may_fail:
+                may_fail.add(caller)
+                todo.append(caller)
+
+
+def _fail_exits(fn: Function) -> list[I.Call]:
+    return [i for b in fn.blocks for i in b.instructions
+            if isinstance(i, I.Call) and i.callee_name == FAILED]
+
+
+def _reached(fn: Function) -> list[Function]:
+    """`fn` and the defined functions it calls directly, transitively (not the runtime's)."""
+    seen: dict[int, Function] = {}
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen[id(f)] = f
+        todo += [i.callee for b in f.blocks for i in b.instructions
+                 if isinstance(i, I.Call) and isinstance(i.callee, Function) and
+                 not i.callee.is_declaration and
+                 not (i.callee.name or "").startswith("enzyme_py.")]
+    return list(seen.values())
+
+
+def _return_zeros(b: Builder, fn: Function) -> None:
+    rt = fn.return_type
+    b.ret(None if rt == T.VOID else zero(rt))
 
 
 @dataclass

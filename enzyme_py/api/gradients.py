@@ -239,7 +239,8 @@ class GradCache:
 def report_tape_failures(module: Module, gradient: str, session: Any, f: Callable) -> None:
     """A failed tape allocation of `gradient` records a site of `f` (its `def` line) in
     `session`'s error record and returns, so the caller raises `MemoryError`
-    (`ad.tape_checks.report_to_record`); in the functions it calls it still aborts."""
+    (`ad.tape_checks.report_to_record`); so does one in a function it calls (a checkpoint
+    block's derivative, a recursive callee's gradient), passed up through each caller."""
     from enzyme_py.ad.tape_checks import report_to_record
 
     code = getattr(f, "__code__", None)
