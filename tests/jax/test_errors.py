@@ -93,3 +93,28 @@ def test_an_assert_of_the_source_raises_its_message_under_jit():
                              r"test_errors.py:\d+: assert np.all"):
         f(-X).block_until_ready()
     np.testing.assert_allclose(f(X), 1.0 / X, rtol=1e-6)
+
+
+def recurrence(x, n):
+    s = 0.0
+    for i in range(n):
+        s += np.sin(x[i % 3] * s + 1.0)
+    return s
+
+
+R = ezjax.primitive(recurrence)
+
+
+@pytest.mark.parametrize("transform", [jax.grad, jax.hessian], ids=["vjp", "hvp"])
+def test_a_tape_that_cannot_be_allocated_is_resource_exhausted(transform):
+    """The gradient's tape (2^60 steps) cannot be allocated: an error naming the function,
+    where the process aborted; the next call runs (XLA raises RESOURCE_EXHAUSTED as a
+    `ValueError`)."""
+    f = jax.jit(transform(R))
+    x = jnp.asarray(np.ones(3))
+    want = np.asarray(f(x, jnp.asarray(4)))
+    with pytest.raises(ValueError,
+                       match=r"RESOURCE_EXHAUSTED: MemoryError: the gradient's tape needs \d+ "
+                             r"bytes.*\n  at .*test_errors.py:\d+: def recurrence"):
+        f(x, jnp.asarray(2 ** 60)).block_until_ready()
+    assert np.array_equal(np.asarray(f(x, jnp.asarray(4))), want)
