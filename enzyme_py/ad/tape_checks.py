@@ -169,6 +169,7 @@ def report_to_record(module: Module, function: str, record: str, site: int) -> N
                 at = b.getelementptr(words, g, [ConstantInt(T.I64, 0), ConstantInt(T.I64, k)])
                 b.store(value, at, 8)
             _return_zeros(b, f)
+    leaves: dict[int, Block] = {}  # caller -> its one exit after a callee's failure
     todo = list(may_fail)
     while todo:  # (the callers of a function that may fail may fail: they pass it on)
         callee = todo.pop()
@@ -177,9 +178,11 @@ def report_to_record(module: Module, function: str, record: str, site: int) -> N
                      if isinstance(i, I.Call) and i.callee is callee]
             if not calls:
                 continue
-            leave = Block("tape.failed.below", caller)
-            caller.blocks.append(leave)
-            _return_zeros(Builder(leave), caller)
+            leave = leaves.get(id(caller))
+            if leave is None:
+                leave = leaves[id(caller)] = Block("tape.failed.below", caller)
+                caller.blocks.append(leave)
+                _return_zeros(Builder(leave), caller)
             for call in calls:
                 b = Builder().position_after_def(call)
                 after, _ = b.split_block(f"{call.parent.name}.callee.ok" if call.parent
