@@ -57,10 +57,11 @@ def prepare_pipeline(targets: Sequence[str] = (), inline: bool = True,
     stay calls, as Enzyme leaves them); indirect calls with known targets become direct.
     `prepared`: the module comes from LLVM's -O pipeline followed by `CANONICAL_PASSES`,
     where `canonical_after_optimizing` allowed it (the first steps are left out)."""
-    steps = [] if prepared else ["posix-memalign"]  # an allocation call like malloc's
-    if inline and targets and not prepared:
-        steps.append(pass_text("inline-callees", fn=list(targets)))
+    steps: list[str] = []
     if not prepared:
+        steps.append("posix-memalign")  # an allocation call like malloc's (before SROA)
+        if inline and targets:
+            steps.append(pass_text("inline-callees", fn=list(targets)))
         steps.append(AD_PIPELINE)
     steps.append("hoist-allocations")  # (per-iteration temporaries made once per loop nest)
     if targets:

@@ -149,8 +149,9 @@ def report_to_record(module: Module, function: str, record: str, site: int) -> N
     fn = module.get_function(function)
     words = T.ArrayType(3, T.I64)
     g = module.symbols.get(record)
-    reached = _reached(fn)
-    may_fail = {f for f in reached if any(_fail_exits(f))}
+    reached, calls_to = _reached(fn)
+    exits = {f: _fail_exits(f) for f in reached}
+    may_fail = {f for f in reached if exits[f]}
     if not may_fail:
         return
     if not isinstance(g, GlobalVariable):
@@ -158,7 +159,7 @@ def report_to_record(module: Module, function: str, record: str, site: int) -> N
         g.suffix = ["align 8"]
         module.add_global(g)
     for f in may_fail:
-        for call in list(_fail_exits(f)):
+        for call in exits[f]:
             block = call.parent
             assert block is not None and isinstance(block.terminator, I.Unreachable)
             needed = call.args[0]
@@ -172,24 +173,20 @@ def report_to_record(module: Module, function: str, record: str, site: int) -> N
     leaves: dict[int, Block] = {}  # caller -> its one exit after a callee's failure
     todo = list(may_fail)
     while todo:  # (the callers of a function that may fail may fail: they pass it on)
-        callee = todo.pop()
-        for caller in reached:
-            calls = [i for b in caller.blocks for i in b.instructions
-                     if isinstance(i, I.Call) and i.callee is callee]
-            if not calls:
-                continue
+        for call in calls_to.get(id(todo.pop()), []):
+            block = call.parent
+            assert block is not None and block.parent is not None
+            caller = block.parent
             leave = leaves.get(id(caller))
             if leave is None:
                 leave = leaves[id(caller)] = Block("tape.failed.below", caller)
                 caller.blocks.append(leave)
                 _return_zeros(Builder(leave), caller)
-            for call in calls:
-                b = Builder().position_after_def(call)
-                after, _ = b.split_block(f"{call.parent.name}.callee.ok" if call.parent
-                                         else "callee.ok")
-                first = b.load(T.I64, g, 8)
-                b.condbr(b.icmp("ne", first, ConstantInt(T.I64, 0)), leave, after
-                         ).metadata.append(("prof", _unlikely(module)))
+            b = Builder().position_after_def(call)
+            after, _ = b.split_block(f"{block.name}.callee.ok")
+            first = b.load(T.I64, g, 8)
+            b.condbr(b.icmp("ne", first, ConstantInt(T.I64, 0)), leave, after
+                     ).metadata.append(("prof", _unlikely(module)))
             if caller not in may_fail:
                 may_fail.add(caller)
                 todo.append(caller)
@@ -200,20 +197,24 @@ def _fail_exits(fn: Function) -> list[I.Call]:
             if isinstance(i, I.Call) and i.callee_name == FAILED]
 
 
-def _reached(fn: Function) -> list[Function]:
-    """`fn` and the defined functions it calls directly, transitively (not the runtime's)."""
+def _reached(fn: Function) -> tuple[list[Function], dict[int, list[I.Call]]]:
+    """`fn` and the defined functions it calls directly, transitively (not the runtime's);
+    and the calls of each of them (by the callee's id) in those functions."""
     seen: dict[int, Function] = {}
+    calls_to: dict[int, list[I.Call]] = {}
     todo = [fn]
     while todo:
         f = todo.pop()
         if id(f) in seen:
             continue
         seen[id(f)] = f
-        todo += [i.callee for b in f.blocks for i in b.instructions
-                 if isinstance(i, I.Call) and isinstance(i.callee, Function) and
-                 not i.callee.is_declaration and
-                 not (i.callee.name or "").startswith("enzyme_py.")]
-    return list(seen.values())
+        for call in (i for b in f.blocks for i in b.instructions if isinstance(i, I.Call)):
+            callee = call.callee
+            if isinstance(callee, Function) and not callee.is_declaration and \
+                    not (callee.name or "").startswith("enzyme_py."):
+                calls_to.setdefault(id(callee), []).append(call)
+                todo.append(callee)
+    return list(seen.values()), calls_to
 
 
 def _return_zeros(b: Builder, fn: Function) -> None:

@@ -20,7 +20,7 @@ from enzyme_py.api.compile import (
     param_names,
     with_defaults,
 )
-from enzyme_py.api.gradients import grad_cache_of, report_tape_failures
+from enzyme_py.api.gradients import grad_cache_of, reported_gradient
 from enzyme_py.array_results import carries_arrays
 from enzyme_py.caches import FunctionCache
 from enzyme_py.calling import arg_key, arg_types, compile_checked, convert_result
@@ -34,7 +34,6 @@ from enzyme_py.errors import (
 )
 from enzyme_py.frontend import Array, Scalar
 from enzyme_py.frontend.ftypes import NoneType
-from enzyme_py.passes import OptLevel
 
 __all__ = ["hessian", "hvp", "jacfwd", "jacrev", "jvp"]
 
@@ -223,7 +222,7 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
     """Forward mode of width `width` over the gradient of `f` with respect to the float array
     `args[argnum]` alone (everything else const): its signature is the gradient's arguments
     with `width` tangents after the array and after its shadow. Compiled once per signature."""
-    from enzyme_py.ad.driver import forward_module, gradient_module
+    from enzyme_py.ad.driver import forward_module
 
     key = (tuple(map(arg_key, args)), "hessian", argnum, width)
     got = _COMPILED.get(f, key)
@@ -249,10 +248,8 @@ def _hessian_native(f: Callable, args: Sequence[Any], argnum: int, width: int) -
             fwd_acts += [Activity.CONST, *extents]
     fwd_acts.append(Activity.CONST)  # the seed
     fname = compiled.function.name or ""
-    module, gname = gradient_module(module, fname, rev_acts, True, opt_level=0,
-                                    handed_over=True)
-    report_tape_failures(module, gname, session, f)  # (before -O2 inlines `tape_failed`)
-    module = OptLevel(2).run(module)
+    module, gname = reported_gradient(module, fname, rev_acts, True, session, f,
+                                      handed_over=True)
     out, dname = forward_module(module, gname, fwd_acts, opt_level=0, return_primal=False,
                                 width=width, handed_over=True)
     jm, errors = compile_checked(out, session, dname)

@@ -64,6 +64,7 @@ from enzyme_py.frontend import Array, FType, Scalar, Tuple
 from enzyme_py.frontend.ftypes import NONE, abi_extents
 from enzyme_py.frontend.session import TAPE, ErrorSite
 from enzyme_py.ir import Module
+from enzyme_py.passes import OptLevel
 from enzyme_py.stage_times import stage
 
 
@@ -249,6 +250,21 @@ def report_tape_failures(module: Module, gradient: str, session: Any, f: Callabl
     source = linecache.getline(filename, line).strip() or f"def {f.__name__}(...)"
     site = session.add_site(ErrorSite(filename, line, source, TAPE, 0))
     report_to_record(module, gradient, session.error_name, site)
+
+
+def reported_gradient(module: Module, function: str, activities: Sequence[str],
+                      return_active: bool, session: Any, f: Callable, opt_level: int = 2,
+                      handed_over: bool = False) -> tuple[Module, str]:
+    """`gradient_module` of `function` with its tape failures reported
+    (`report_tape_failures`) and then optimized at `opt_level`: for derivatives taken of the
+    gradient again (forward over reverse), which carry its checks. The report comes before
+    -O2, which inlines `tape_failed`'s abort where it is no longer found."""
+    from enzyme_py.ad.driver import gradient_module
+
+    out, name = gradient_module(module, function, activities, return_active, opt_level=0,
+                                handed_over=handed_over)
+    report_tape_failures(out, name, session, f)
+    return (OptLevel(opt_level).run(out) if opt_level else out), name
 
 
 R = TypeVar("R")

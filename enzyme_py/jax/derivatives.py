@@ -37,7 +37,7 @@ from typing import Any
 
 from enzyme_py.api import Config, build_module, optimize_before_ad
 from enzyme_py.api.compile import only_export, written_arrays
-from enzyme_py.api.gradients import report_tape_failures
+from enzyme_py.api.gradients import reported_gradient
 from enzyme_py.array_results import Item, add_output_wrapper, result_items, slot_activities
 from enzyme_py.collector import while_compiling
 from enzyme_py.errors import CallError
@@ -46,7 +46,6 @@ from enzyme_py.frontend.ftypes import NoneType
 from enzyme_py.frontend.record_parameter import record_as_parameter
 from enzyme_py.jax.ffi_handler import BufferSpec, Param, Scratch, Store
 from enzyme_py.jax.messages import site_messages
-from enzyme_py.passes import OptLevel
 
 __all__ = ["KINDS", "Plan", "buffer_specs", "build_plan", "is_float", "rebatched"]
 
@@ -165,7 +164,7 @@ def build_plan(f: Callable, types: tuple[FType, ...], kind: str,
     """Compile `f` for `types` (front end and AD, no code generation) as form `kind`, its
     operand buffers batched on the axes `batch` says (one tuple per operand), differentiating
     the float operands `active` (None: all; the others are constants)."""
-    from enzyme_py.ad.driver import forward_module, gradient_module
+    from enzyme_py.ad.driver import forward_module
 
     module, compiled, session, slots, wname, written = _prepared(f, types, bounds_check)
     items = (*slots, *(types[i] for i in written))  # type: ignore[misc]
@@ -176,15 +175,13 @@ def build_plan(f: Callable, types: tuple[FType, ...], kind: str,
         out, callee = forward_module(module, wname, b.forward_activities(), opt_level=0,
                                      return_primal=False)
     elif kind == "vjp":
-        out, callee = gradient_module(module, wname, b.reverse_activities(), False,
-                                      opt_level=0)
-        report_tape_failures(out, callee, session, f)
+        out, callee = reported_gradient(module, wname, b.reverse_activities(), False,
+                                        session, f, opt_level=0)
     elif kind == "hvp":
-        grad, gname = gradient_module(module, wname, b.reverse_activities(), False,
-                                      opt_level=0)
-        report_tape_failures(grad, gname, session, f)  # (before -O2 inlines the abort)
-        out, callee = forward_module(OptLevel(2).run(grad), gname, b.hvp_activities(),
-                                     opt_level=0, return_primal=False)
+        grad, gname = reported_gradient(module, wname, b.reverse_activities(), False,
+                                        session, f)
+        out, callee = forward_module(grad, gname, b.hvp_activities(), opt_level=0,
+                                     return_primal=False)
     else:
         raise ValueError(f"unknown kind {kind!r}")
     only_export(out, callee)

@@ -78,38 +78,41 @@ def _slice(c: Compiling, s: ast.Slice, dim: Value) -> tuple[Value, Value, Value]
         got = c.heap.remembered(key)
         if got is not None:
             return got  # type: ignore[return-value]
-    trim = _trim(parts)
-    out = _slice_values(c, s, dim) if trim is None else _trimmed(c, s, dim, trim)
+    trimmed = _trimmed_bounds(parts)
+    out = _slice_values(c, s, dim) if trimmed is None else _trimmed(c, dim, *trimmed)
     if key is not None:
         c.heap.remember(key, out)
     return out
 
 
-def _trim(parts: tuple[ast.expr | None, ...]) -> int | None:
-    """For `a:` , `:-b` and `a:-b` (a >= 0, b > 0, step 1): the extent taken off the axis,
-    a + b (the slice's extent is max(0, dim - a - b) for every dim >= 0); else None."""
-    lower, upper, step = (None if p is None else _constant_int(p) for p in parts)
-    if (parts[2] is not None and step != 1) or (parts[0] is not None and lower is None) or \
-            (parts[1] is not None and upper is None):
+def _trimmed_bounds(parts: tuple[ast.expr | None, ...]) -> tuple[int, int] | None:
+    """For `a:`, `:-b` and `a:-b` (a >= 0, b > 0, step 1): (a, a + b), the start and the
+    extent taken off the axis (the slice's extent is max(0, dim - a - b) for every
+    dim >= 0); else None (`:0` is empty, not the whole axis)."""
+    lower, upper, step = parts
+    a = 0 if lower is None else _constant_int(lower)
+    z = 0 if upper is None else _constant_int(upper)
+    if (step is not None and _constant_int(step) != 1) or a is None or z is None or a < 0 or \
+            (upper is not None and z >= 0):
         return None
-    if (lower is not None and lower < 0) or (upper is not None and upper >= 0):
-        return None  # (`:0` is empty, not the whole axis)
-    return (lower or 0) - (upper or 0)
+    return a, a - z
 
 
-def _trimmed(c: Compiling, s: ast.Slice, dim: Value, trim: int) -> tuple[Value, Value, Value]:
-    """(start, extent, step) of a slice that `_trim` accepts. Its extent is one value per
-    (axis, trim) in a statement, so `u[1:-1]`, `u[:-2]` and `u[2:]` are operands of one
-    extent at compile time (`lazy.same_extent`: no broadcast check, no stride select)."""
+def _trimmed(c: Compiling, dim: Value, a: int, trim: int) -> tuple[Value, Value, Value]:
+    """(start, extent, step) of a slice that `_trimmed_bounds` accepts. Its extent is one
+    value per (axis, trim) in a statement, so `u[1:-1]`, `u[:-2]` and `u[2:]` are operands
+    of one extent at compile time (`lazy.same_extent`: no broadcast check, no stride
+    select)."""
     b = c.b
-    a = 0 if s.lower is None else _constant_int(s.lower)
     start: Value = _ZERO if not a else \
         b.select(b.icmp("sgt", ConstantInt(T.I64, a), dim), dim, ConstantInt(T.I64, a))
+    if not trim:
+        return start, dim, _ONE
     key = ("trimmed extent", id(dim), trim)
     n = c.heap.remembered(key)
     if n is None:
-        left = b.sub(dim, ConstantInt(T.I64, trim)) if trim else dim
-        n = b.select(b.icmp("sgt", left, _ZERO), left, _ZERO) if trim else dim
+        left = b.sub(dim, ConstantInt(T.I64, trim))
+        n = b.select(b.icmp("sgt", left, _ZERO), left, _ZERO)
         c.heap.remember(key, n)
     return start, n, _ONE  # type: ignore[return-value]
 
