@@ -21,7 +21,7 @@ from enzyme_py.ad.activity_arguments import activities_for, function_named, retu
 from enzyme_py.ad.context import analysis_errors
 from enzyme_py.ad.registrations import find_registrations
 from enzyme_py.analysis.activity import alias_classes, analyze_activity
-from enzyme_py.analysis.float_kinds import float_kinds, memory_float_kind
+from enzyme_py.analysis.float_kinds import MemoryKinds, float_kinds
 from enzyme_py.analysis.globals import globals_shared_with_callees
 from enzyme_py.analysis.loops import describe_loops
 from enzyme_py.ir import instructions as I
@@ -95,14 +95,14 @@ def describe_memory_types(fn: Function) -> str:
     """`; float kind of memory in @f`, then `;   <what> %p: <type>` per pointer (`unknown`
     when nothing tells, a comma-separated list when accesses disagree)."""
     insts = list(fn.instructions())
-    same = alias_classes(insts)
+    kinds = MemoryKinds(insts, alias_classes(insts), (), fn)
     slots = Slots(fn)
     pointers: list[tuple[str, Value]] = [("argument", a) for a in fn.args if a.type.is_pointer]
     pointers += [(i.opcode, i) for i in insts
                  if i.type.is_pointer and not isinstance(i, I.GetElementPtr)]
     lines = [f"; float kind of memory in @{fn.name}"]
     for what, p in pointers:
-        kind = memory_float_kind(insts, same, (), fn, [p])
+        kind = kinds.kind([p])
         lines.append(f";   {what} {slots.local(p)}: {kind or 'unknown'}")
     return "\n".join(lines) + "\n"
 

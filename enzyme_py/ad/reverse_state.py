@@ -30,7 +30,7 @@ from enzyme_py.ad.shadow import ShadowMap, reverse_policy
 from enzyme_py.ad.tape import Tape
 from enzyme_py.analysis.activities import Activity
 from enzyme_py.analysis.activity import alias_classes
-from enzyme_py.analysis.float_kinds import memory_float_kind
+from enzyme_py.analysis.float_kinds import MemoryKinds
 from enzyme_py.analysis.memory_effects import MemoryEffects
 from enzyme_py.ir import instructions as I
 from enzyme_py.ir import types as T
@@ -143,6 +143,7 @@ class ReverseState:
         self.guards = guards  # see `analysis.speculation`
         self.callees = callees
         self._same_memory: Callable | None = None
+        self._memory_kinds: MemoryKinds | None = None  # (built at the first question)
         self.b = Builder()
         self.shadows = ShadowMap(ctx, dict(args.shadows), reverse_policy(callee=options.split))
         self.tape = Tape(ctx, cf, effects, self.b, options.split, options.stable_args)
@@ -164,14 +165,18 @@ class ReverseState:
 
     def memory_float_kind(self, pointers: list[Value]) -> str | None:
         """The float type of the memory behind `pointers` (`float_kinds.memory_float_kind` of
-        the original instructions, with what the caller said of the arguments). Calls of
-        defined functions that replaced an original call (a custom rule's `vjp_fwd`) count
-        too: they take its pointers, and their bodies may be the memory's only typed users."""
-        insts = [i for i in self.ctx.work.instructions() if i in self.cf.original or (
-            isinstance(i, I.Call) and isinstance(i.callee, Function)
-            and not i.callee.is_declaration)]
-        return memory_float_kind(insts, self.same_memory(), self.options.arg_float_types,
-                                 self.ctx.work, pointers)
+        the original instructions, with what the caller said of the arguments; indexed once,
+        `MemoryKinds`). Calls of defined functions that replaced an original call (a custom
+        rule's `vjp_fwd`) count too: they take its pointers, and their bodies may be the
+        memory's only typed users (read as the function is now, where nothing else tells)."""
+        if self._memory_kinds is None:
+            self._memory_kinds = MemoryKinds(
+                [i for i in self.ctx.work.instructions() if i in self.cf.original],
+                self.same_memory(), self.options.arg_float_types, self.ctx.work)
+        return self._memory_kinds.kind(pointers, calls=lambda: [
+            i for i in self.ctx.work.instructions() if i in self.cf.original or (
+                isinstance(i, I.Call) and isinstance(i.callee, Function)
+                and not i.callee.is_declaration)])
 
     def same_memory(self) -> Callable:
         """`objs(p)`: what `p` may point into, with pointers loaded from the same place

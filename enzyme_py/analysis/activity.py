@@ -133,7 +133,7 @@ def analyze_activity(fn: Function, arg_activity: Sequence[str | Activity],
     if return_shadow and fn.return_type.is_pointer:
         dup_args |= {o for i in insts if isinstance(i, I.Ret) and i.value is not None
                      for o in underlying(i.value) if is_heap_object(o) or is_derived(o)}
-    objs = alias_classes(insts)
+    objs = _remembered(alias_classes(insts))
     reach = _reacher(insts, objs)
     shares = _shares_globals(dup_globals, inactive_calls)
     varied = _varied(insts, fn, arg_activity, dup_args, inactive_calls, objs, reach, shares)
@@ -233,6 +233,20 @@ def alias_classes(insts: list[I.Instruction]):
         return frozenset(out)
 
     return objs
+
+
+def _remembered(objs):
+    """`objs`, each answer kept (the fixpoints below ask for the same pointers on every
+    round; the function does not change while it is analyzed)."""
+    memo: dict[int, tuple[Value, frozenset[MemObject]]] = {}
+
+    def remembered(p: Value) -> frozenset[MemObject]:
+        got = memo.get(id(p))
+        if got is None:
+            got = memo[id(p)] = (p, objs(p))  # (p kept alive: its id stays its own)
+        return got[1]
+
+    return remembered
 
 
 def _reacher(insts: list[I.Instruction], objs):

@@ -132,44 +132,71 @@ def memory_float_kind(insts: list[I.Instruction], same: Callable[[Value], frozen
     slots, or else what the caller said of an argument (`hints`, per argument), or else what
     the memory at the other end of a `memcpy`/`memmove` holds (a chain of copies:
     `y = x.copy(); z = y.copy()`); a comma-separated list when they disagree, None when
-    nothing tells."""
-    objs: frozenset = frozenset()
-    for p in pointers:
-        objs |= same(p)
-    kinds: set[str] = set()
-    for inst in insts:
-        if isinstance(inst, (I.Load, I.Store)) and same(inst.pointer) & objs:
-            t = inst.type if isinstance(inst, I.Load) else inst.value.type
-            if t.scalar.is_float or t.scalar.is_pointer:
-                kinds.add(str(t.scalar))
-        elif isinstance(inst, I.GetElementPtr) and same(inst) & objs:
-            st = _scalar(inst.source_type)
-            if st.is_float:
-                kinds.add(str(st))
-    for o in objs:
-        if isinstance(o, I.Alloca):
-            kinds |= _leaf_kinds(o.allocated_type)
-    if not kinds:
-        for o in objs:
-            if isinstance(o, Argument) and o.parent is fn and o.index < len(hints) and \
-                    hints[o.index]:
-                kinds.add(hints[o.index])  # type: ignore[arg-type]
-    if not kinds and not objs & _seen:
-        seen = _seen | objs
+    nothing tells. (One query; `MemoryKinds` answers many of the same instructions.)"""
+    return MemoryKinds(insts, same, hints, fn).kind(pointers, _seen)
+
+
+class MemoryKinds:
+    """`memory_float_kind` of one list of instructions, for many queries: each memory
+    object's kinds (from the loads, stores and GEPs whose pointer `same` maps to it) and the
+    copies between memory are read once, so a query costs its objects, not a pass over the
+    function. A query's answer is `memory_float_kind`'s for the same arguments: an access
+    counts for a query iff its objects meet the query's, which is iff one of the query's
+    objects lists it."""
+
+    def __init__(self, insts: list[I.Instruction], same: Callable[[Value], frozenset],
+                 hints: Sequence[str | None], fn: Function) -> None:
+        self.insts, self.same, self.hints, self.fn = insts, same, hints, fn
+        self.by_object: dict[MemObject, set[str]] = {}
+        self.copies: list[tuple[Value, Value]] = []  # (destination, source) of memcpy/memmove
         for inst in insts:
-            if isinstance(inst, I.Call) and memory_intrinsic(inst.callee_name or "") in (
+            if isinstance(inst, (I.Load, I.Store)):
+                t = inst.type if isinstance(inst, I.Load) else inst.value.type
+                if t.scalar.is_float or t.scalar.is_pointer:
+                    self._note(same(inst.pointer), str(t.scalar))
+            elif isinstance(inst, I.GetElementPtr):
+                st = _scalar(inst.source_type)
+                if st.is_float:
+                    self._note(same(inst), str(st))
+            elif isinstance(inst, I.Call) and memory_intrinsic(inst.callee_name or "") in (
                     "memcpy", "memmove"):
-                dest, src = inst.args[0], inst.args[1]
+                self.copies.append((inst.args[0], inst.args[1]))
+
+    def _note(self, objs: frozenset, kind: str) -> None:
+        for o in objs:
+            self.by_object.setdefault(o, set()).add(kind)
+
+    def kind(self, pointers: list[Value], seen: frozenset = frozenset(),
+             calls: Callable[[], list[I.Instruction]] | None = None) -> str | None:
+        """`memory_float_kind` of `pointers` (`calls()`: the instructions whose calls a last
+        resort reads, where they may have grown since the index was made; default its own)."""
+        same = self.same
+        objs: frozenset = frozenset()
+        for p in pointers:
+            objs |= same(p)
+        kinds: set[str] = set()
+        for o in objs:
+            kinds |= self.by_object.get(o, set())
+            if isinstance(o, I.Alloca):
+                kinds |= _leaf_kinds(o.allocated_type)
+        if not kinds:
+            for o in objs:
+                if isinstance(o, Argument) and o.parent is self.fn and \
+                        o.index < len(self.hints) and self.hints[o.index]:
+                    kinds.add(self.hints[o.index])  # type: ignore[arg-type]
+        if not kinds and not objs & seen:
+            seen = seen | objs
+            for dest, src in self.copies:
                 other = src if same(dest) & objs else dest if same(src) & objs else None
-                got = memory_float_kind(insts, same, hints, fn, [other], seen) \
-                    if other is not None else None
+                got = self.kind([other], seen, calls) if other is not None else None
                 if got is not None:
                     kinds |= set(got.split(", "))
+            if not kinds:
+                kinds = _callee_kinds(calls() if calls is not None else self.insts, same,
+                                      objs, seen)
         if not kinds:
-            kinds = _callee_kinds(insts, same, objs, seen)
-    if not kinds:
-        return None
-    return ", ".join(sorted(kinds))
+            return None
+        return ", ".join(sorted(kinds))
 
 
 def _callee_kinds(insts: list[I.Instruction], same: Callable[[Value], frozenset],

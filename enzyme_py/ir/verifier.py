@@ -53,9 +53,17 @@ def verify_function(fn: Function, raise_error: bool = True) -> list[str]:
 class _FunctionChecker:
     def __init__(self, fn: Function) -> None:
         self.fn = fn
-        self.printer = FunctionPrinter(fn)
+        self._printer: FunctionPrinter | None = None
         self.problems: list[str] = []
         self.blocks = set(fn.blocks)
+
+    @property
+    def printer(self) -> FunctionPrinter:
+        """The function's printer, for the messages (made at the first problem: numbering
+        the slots of a large function costs about as much as checking it)."""
+        if self._printer is None:
+            self._printer = FunctionPrinter(self.fn)
+        return self._printer
 
     def report(self, block: Block | None, inst: I.Instruction | None, message: str) -> None:
         where = f"in function @{self.fn.name}"
