@@ -26,7 +26,7 @@ from enzyme_py.analysis.activities import Activity
 from enzyme_py.errors import ArgumentValueError, CallError, EnzymePyError
 from enzyme_py.frontend import RETRY, CompileSession, ErrorSite, FType, Scalar, type_of_value
 from enzyme_py.frontend.ftypes import Array, Tuple, abi_extents, element_strides
-from enzyme_py.frontend.session import TAPE
+from enzyme_py.frontend.session import TAPE, TAPE_CHECKPOINTED
 from enzyme_py.ir import Module
 
 _NDARRAY = np.ndarray
@@ -242,7 +242,8 @@ class ErrorRecord:
         kind, text = failure_of(site.what)
         if site.what == "array size" and index >= 0:
             kind, text = MemoryError, "array of {i} elements is too large"
-        if site.what == TAPE and not 0 <= index < BYTES_CAP:  # (a saturated byte count)
+        if site.what in (TAPE, TAPE_CHECKPOINTED) and not 0 <= index < BYTES_CAP:
+            # (a saturated byte count)
             text = text.replace("{i} bytes", "2**48 bytes or more")
         raise kind(text.format(i=index, e=extent, axis=site.axis, axis1=site.axis + 1,
                                what=site.what) +
@@ -282,6 +283,9 @@ _FAILURES: dict[str, tuple[type[Exception], str]] = {
     "allocation": (MemoryError, "cannot allocate {i} bytes"),
     TAPE: (MemoryError, "the gradient's tape needs {i} bytes, which could not be allocated "
                         "(checkpoint=True or memory_budget= keep it smaller)"),
+    TAPE_CHECKPOINTED: (MemoryError, "the gradient's tape needs {i} bytes, which could not be "
+                                     "allocated, with its time loops checkpointed already (a "
+                                     "smaller memory_budget= keeps fewer states)"),
     "broadcast": (ValueError, "operands could not be broadcast together: extents {i} and {e} "
                               "on axis -{axis1}"),
     "slice step": (ValueError, "slice step cannot be zero"),

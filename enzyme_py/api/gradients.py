@@ -62,7 +62,7 @@ from enzyme_py.errors import (
 )
 from enzyme_py.frontend import Array, FType, Scalar, Tuple
 from enzyme_py.frontend.ftypes import NONE, abi_extents
-from enzyme_py.frontend.session import TAPE, ErrorSite
+from enzyme_py.frontend.session import TAPE, TAPE_CHECKPOINTED, ErrorSite
 from enzyme_py.ir import Module
 from enzyme_py.passes import OptLevel
 from enzyme_py.stage_times import stage
@@ -218,7 +218,7 @@ class GradCache:
                                          array_extents=_array_extents(types),
                                          prepared=bool(then),
                                          return_primal=return_primal and not outputs)
-        report_tape_failures(out, gname, session, self.f)
+        report_tape_failures(out, gname, session, self.f, self.options.checkpointing)
         if ret_active and isinstance(rt, Tuple):
             gname = _flat_seed_wrapper(out, gname)
         only_export(out, gname)
@@ -237,18 +237,22 @@ class GradCache:
         return g
 
 
-def report_tape_failures(module: Module, gradient: str, session: Any, f: Callable) -> None:
+def report_tape_failures(module: Module, gradient: str, session: Any, f: Callable,
+                         checkpointed: bool = False) -> None:
     """A failed tape allocation of `gradient` records a site of `f` (its `def` line) in
     `session`'s error record and returns, so the caller raises `MemoryError`
     (`ad.tape_checks.report_to_record`); so does one in a function it calls (a checkpoint
-    block's derivative, a recursive callee's gradient), passed up through each caller."""
+    block's derivative, a recursive callee's gradient), passed up through each caller.
+    `checkpointed`: the gradient's time loops are checkpointed (the message's hint says so
+    instead of suggesting it)."""
     from enzyme_py.ad.tape_checks import report_to_record
 
     code = getattr(f, "__code__", None)
     filename = code.co_filename if code is not None else "<unknown>"
     line = code.co_firstlineno if code is not None else 0
     source = linecache.getline(filename, line).strip() or f"def {f.__name__}(...)"
-    site = session.add_site(ErrorSite(filename, line, source, TAPE, 0))
+    site = session.add_site(ErrorSite(filename, line, source,
+                                      TAPE_CHECKPOINTED if checkpointed else TAPE, 0))
     report_to_record(module, gradient, session.error_name, site)
 
 

@@ -44,6 +44,8 @@ _SESSIONS = itertools.count(1)
 RETRY = "retry with checked copies"
 #: The `what` of the site of a gradient whose tape could not be allocated (`ad/tape_checks.py`).
 TAPE = "gradient tape"
+#: The same, for a gradient whose time loops are already checkpointed (another hint).
+TAPE_CHECKPOINTED = "gradient tape, checkpointed"
 
 
 @dataclass(frozen=True)

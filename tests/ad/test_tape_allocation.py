@@ -73,18 +73,19 @@ def recursive_sum(x, n, depth):
     return 2.0 * recursive_sum(x, n, depth - 1)
 
 
-@pytest.mark.parametrize("f, options, extra", [
-    (checkpointed_steps, {"checkpoint": True}, 3),
-    (checkpointed_steps, {"memory_budget": "64MB"}, 3),
-    (recursive_sum, {}, 2),
+@pytest.mark.parametrize("f, options, extra, hint", [
+    (checkpointed_steps, {"checkpoint": True}, 3, "checkpointed already"),
+    (checkpointed_steps, {"memory_budget": "64MB"}, 3, "checkpointed already"),
+    (recursive_sum, {}, 2, r"checkpoint=True or memory_budget="),
 ])
-def test_a_tape_too_large_in_a_called_derivative_is_a_memory_error(f, options, extra):
+def test_a_tape_too_large_in_a_called_derivative_is_a_memory_error(f, options, extra, hint):
     """A function the gradient calls (a checkpoint block's derivative, a recursive callee's
-    gradient) whose tape cannot be allocated: `MemoryError`, where the process aborted."""
+    gradient) whose tape cannot be allocated: `MemoryError`, where the process aborted. Its
+    hint suggests checkpointing only where it is off."""
     g = ez.grad(f, **options)
     x = np.ones(3)
     want = g(x, 4, extra)
-    with pytest.raises(MemoryError, match=r"(?s)tape needs 2\*\*48 bytes or more.*"
+    with pytest.raises(MemoryError, match=rf"(?s)tape needs 2\*\*48 bytes or more.*{hint}.*"
                                           rf"test_tape_allocation\.py:\d+: def {f.__name__}"):
         g(x, HUGE, extra)
     assert np.array_equal(g(x, 4, extra), want)
