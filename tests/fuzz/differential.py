@@ -203,8 +203,9 @@ def compare(got: Any, want: Any, rtol: float, atol: float) -> str | None:
     return text
 
 
-def compare_fd(got: Any, want: Any, rel: float) -> str | None:
-    """Against finite differences: relative to the largest entry of the reference."""
+def compare_fd(got: Any, want: Any, rel: float, noise: float = 0.0) -> str | None:
+    """Against finite differences: relative to the largest entry of the reference, plus
+    `noise` (absolute: what rounding the function's value can put into the quotients)."""
     g = np.asarray(got, dtype=np.float64)
     w = np.asarray(want, dtype=np.float64)
     if g.shape != w.shape:
@@ -214,7 +215,7 @@ def compare_fd(got: Any, want: Any, rel: float) -> str | None:
     worst = float(np.max(err)) if err.size else 0.0
     if not np.all(np.isfinite(g)):
         return f"non-finite gradient: {np.array2string(g.ravel()[:24], precision=6)}"
-    if worst <= rel * scale:
+    if worst <= rel * scale + noise:
         return None
     idx = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
     return f"max abs error {worst:.3e} vs finite differences (scale {scale:.3e}) at " \
@@ -360,6 +361,21 @@ def finite_difference_grad(f: Callable, args: Sequence[Any], idx: Sequence[int],
     return out
 
 
+#: The step of the second opinion on a float32 program's gradient (4-point differences): a
+#: step where rounding (about eps / step) stays a few percent of what it measures; truncation
+#: (step ** 4) is smaller still for smooth functions.
+F32_STEP = 0.1
+
+
+def f32_noise(value: Any, h: float) -> float:
+    """What rounding can put into a 4-point difference quotient of step `h` of a function
+    computed in float32 whose value is about `value`: each evaluation is off by up to a few
+    float32 ulps of the value (8 allowed; sums of a few terms), and the stencil's weights add
+    to 18/12 of that over `h`."""
+    eps = float(np.finfo(np.float32).eps)
+    return 1.5 * 8 * eps * max(1.0, abs(float(value))) / h
+
+
 def jax_grad(f: Callable, args: Sequence[Any], idx: Sequence[int]) -> list[np.ndarray]:
     """`jax.grad` of the same source run on jax.numpy, in 64-bit mode (float32 arguments stay
     float32), under `jax.jit` (one XLA compile is much cheaper than eager dispatch of every
@@ -468,17 +484,25 @@ def _check(f: Callable, source: str, args: Sequence[Any], argnums: int | tuple[i
             return compare_fd(got, want_, rel)
         return compare(got, want_, rtol, atol)
 
-    def confirm(stage: str, text: str, recheck: Callable[[list[np.ndarray]], str | None]
-                ) -> Finding:
-        """A mismatch, unless a tie explains it or a finer difference quotient agrees."""
+    def confirm(stage: str, text: str,
+                recheck: Callable[[list[np.ndarray], float], str | None]) -> Finding:
+        """A mismatch, unless a tie explains it or another difference quotient agrees: a
+        finer one in float64; in float32, where a finer step only magnifies rounding, a
+        coarser one (`F32_STEP`) within what the value's rounding puts into it."""
         ties = _ties(f, args)
         if ties or (_method_ties(source) and not writes):
             return Finding(Outcome.INCONCLUSIVE, stage,
                            f"mismatch at a tie ({', '.join(sorted(set(ties))) or '.max()'}): "
                            f"{text}")
-        if writes:
+        if writes and f32:
+            other = finite_difference_grad(f, args, floats, h=F32_STEP, wide=True)
+            if recheck(other, f32_noise(want, F32_STEP)) is None:
+                return Finding(Outcome.INCONCLUSIVE, stage,
+                               "agrees with finite differences at float32's resolution (a "
+                               f"step of {F32_STEP:g}): {text}")
+        elif writes:
             fine = finite_difference_grad(f, args, floats, h=1e-6, wide=False)
-            if recheck(fine) is None:
+            if recheck(fine, 0.0) is None:
                 return Finding(Outcome.INCONCLUSIVE, stage,
                                "agrees with finer finite differences (a kink or jump near "
                                f"the point): {text}")
@@ -505,9 +529,10 @@ def _check(f: Callable, source: str, args: Sequence[Any], argnums: int | tuple[i
                                f"{np.shape(args[k])}")
             bad = mismatch("grad", gk, ref_by_arg[k])
             if bad:
-                def recheck(fine: list[np.ndarray], k: int = k, gk: Any = gk) -> str | None:
+                def recheck(fine: list[np.ndarray], noise: float, k: int = k,
+                            gk: Any = gk) -> str | None:
                     return compare_fd(gk, dict(zip(floats, fine, strict=True))[k],
-                                      2e-3 if f32 else 1e-5)
+                                      2e-3 if f32 else 1e-5, noise)
 
                 return confirm("grad", f"gradient of argument {k}: {bad}", recheck)
 
@@ -549,10 +574,13 @@ def _check(f: Callable, source: str, args: Sequence[Any], argnums: int | tuple[i
             text = f"directional derivative {float(slope)!r}, want {want_slope!r} " \
                    f"(error {err:.3e}, scale {scale:.3e})"
 
-            def recheck(fine: list[np.ndarray]) -> str | None:
+            def recheck(fine: list[np.ndarray], noise: float) -> str | None:
                 gr = dict(zip(floats, fine, strict=True))
                 e2 = abs(float(slope) - contract(gr))
-                return None if e2 <= (2e-3 if f32 else 1e-5) * scale_of(gr) else "differs"
+                spread = sum(float(np.sum(np.abs(np.asarray(tangents[k], np.float64))))
+                             for k in floats)  # (each entry's noise, weighted by its tangent)
+                return None if e2 <= (2e-3 if f32 else 1e-5) * scale_of(gr) + noise * spread \
+                    else "differs"
 
             return confirm("jvp", text, recheck)
     return None

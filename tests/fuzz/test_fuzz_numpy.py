@@ -94,3 +94,41 @@ def test_generation_is_deterministic() -> None:
         if isinstance(x, np.ndarray):
             assert x.strides == y.strides
         np.testing.assert_array_equal(x, y)
+
+
+FLOAT32_SUMS = """
+import numpy as np
+def f(x):
+    acc = np.zeros((4,), dtype=np.float32)
+    for i in range(4):
+        acc += x[:, 3] / 380.0 + 2.0
+    return np.mean(acc)
+"""
+
+
+def _f32_args() -> list:
+    return [np.random.default_rng(0).uniform(-1.0, 1.0, (4, 4)).astype(np.float32)]
+
+
+def test_float32_sums_are_not_wrong_against_coarse_differences() -> None:
+    """Seed 11787's shrunk program: exactly 1/380 per entry, but float32 sums near 8 put
+    ~1e-3 into differences of step 1e-3 (the checker flagged it). The second opinion at
+    float32's resolution agrees, so it is at most inconclusive, with that reason."""
+    finding = check_program(FLOAT32_SUMS, _f32_args(), 0)
+    assert finding is None or (finding.outcome is Outcome.INCONCLUSIVE and
+                               "float32's resolution" in finding.message), finding
+
+
+def test_a_wrong_float32_gradient_is_still_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The float32 allowance does not hide a gradient off by 10%."""
+    real = ez.value_and_grad
+
+    def off(f, argnums=0):
+        def run(*args):
+            value, g = real(f, argnums=argnums)(*args)
+            return value, g * np.float32(1.1)
+        return run
+
+    monkeypatch.setattr(ez, "value_and_grad", off)
+    finding = check_program(FLOAT32_SUMS, _f32_args(), 0, stages=("grad",))
+    assert finding is not None and finding.outcome is Outcome.WRONG, finding
