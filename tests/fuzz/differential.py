@@ -487,25 +487,26 @@ def _check(f: Callable, source: str, args: Sequence[Any], argnums: int | tuple[i
     def confirm(stage: str, text: str,
                 recheck: Callable[[list[np.ndarray], float], str | None]) -> Finding:
         """A mismatch, unless a tie explains it or another difference quotient agrees: a
-        finer one in float64; in float32, where a finer step only magnifies rounding, a
-        coarser one (`F32_STEP`) within what the value's rounding puts into it."""
+        finer one (a kink or jump near the point); or, in float32, where a finer step mostly
+        magnifies rounding, a coarser one (`F32_STEP`) within what the value's rounding puts
+        into it."""
         ties = _ties(f, args)
         if ties or (_method_ties(source) and not writes):
             return Finding(Outcome.INCONCLUSIVE, stage,
                            f"mismatch at a tie ({', '.join(sorted(set(ties))) or '.max()'}): "
                            f"{text}")
+        if writes:
+            fine = finite_difference_grad(f, args, floats, h=1e-6, wide=False)
+            if recheck(fine, 0.0) is None:
+                return Finding(Outcome.INCONCLUSIVE, stage,
+                               "agrees with finer finite differences (a kink or jump near "
+                               f"the point): {text}")
         if writes and f32:
             other = finite_difference_grad(f, args, floats, h=F32_STEP, wide=True)
             if recheck(other, f32_noise(want, F32_STEP)) is None:
                 return Finding(Outcome.INCONCLUSIVE, stage,
                                "agrees with finite differences at float32's resolution (a "
                                f"step of {F32_STEP:g}): {text}")
-        elif writes:
-            fine = finite_difference_grad(f, args, floats, h=1e-6, wide=False)
-            if recheck(fine, 0.0) is None:
-                return Finding(Outcome.INCONCLUSIVE, stage,
-                               "agrees with finer finite differences (a kink or jump near "
-                               f"the point): {text}")
         return Finding(Outcome.WRONG, stage, text)
 
     if "grad" in stages:
