@@ -110,17 +110,17 @@ def _f32_args() -> list:
     return [np.random.default_rng(0).uniform(-1.0, 1.0, (4, 4)).astype(np.float32)]
 
 
-def test_float32_sums_are_not_wrong_against_coarse_differences() -> None:
+def test_float32_sums_are_checked_against_their_float64_twin() -> None:
     """Seed 11787's shrunk program: exactly 1/380 per entry, but float32 sums near 8 put
-    ~1e-3 into differences of step 1e-3 (the checker flagged it). The second opinion at
-    float32's resolution agrees, so it is at most inconclusive, with that reason."""
+    ~1e-3 into differences of step 1e-3 (the checker flagged it). The differences of its
+    float64 twin agree, so it is at most inconclusive, with that reason."""
     finding = check_program(FLOAT32_SUMS, _f32_args(), 0)
     assert finding is None or (finding.outcome is Outcome.INCONCLUSIVE and
-                               "float32's resolution" in finding.message), finding
+                               "program in float64" in finding.message), finding
 
 
 def test_a_wrong_float32_gradient_is_still_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The float32 allowance does not hide a gradient off by 10%."""
+    """The float64 twin does not excuse a gradient off by 10%."""
     real = ez.value_and_grad
 
     def off(f, argnums=0):
