@@ -148,7 +148,8 @@ class MemoryKinds:
                  hints: Sequence[str | None], fn: Function) -> None:
         self.insts, self.same, self.hints, self.fn = insts, same, hints, fn
         self.by_object: dict[MemObject, set[str]] = {}
-        self.copies: list[tuple[Value, Value]] = []  # (destination, source) of memcpy/memmove
+        # (destination, source, their objects) of each memcpy/memmove
+        self.copies: list[tuple[Value, Value, frozenset, frozenset]] = []
         for inst in insts:
             if isinstance(inst, (I.Load, I.Store)):
                 t = inst.type if isinstance(inst, I.Load) else inst.value.type
@@ -160,7 +161,8 @@ class MemoryKinds:
                     self._note(same(inst), str(st))
             elif isinstance(inst, I.Call) and memory_intrinsic(inst.callee_name or "") in (
                     "memcpy", "memmove"):
-                self.copies.append((inst.args[0], inst.args[1]))
+                dest, src = inst.args[0], inst.args[1]
+                self.copies.append((dest, src, same(dest), same(src)))
 
     def _note(self, objs: frozenset, kind: str) -> None:
         for o in objs:
@@ -186,8 +188,8 @@ class MemoryKinds:
                     kinds.add(self.hints[o.index])  # type: ignore[arg-type]
         if not kinds and not objs & seen:
             seen = seen | objs
-            for dest, src in self.copies:
-                other = src if same(dest) & objs else dest if same(src) & objs else None
+            for dest, src, to, of in self.copies:
+                other = src if to & objs else dest if of & objs else None
                 got = self.kind([other], seen, calls) if other is not None else None
                 if got is not None:
                     kinds |= set(got.split(", "))
