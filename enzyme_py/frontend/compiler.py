@@ -38,6 +38,7 @@ from enzyme_py.frontend.arrays import views, writes
 from enzyme_py.frontend.arrays.heap import Heap
 from enzyme_py.frontend.binding_sites import once_bound
 from enzyme_py.frontend.custom_ir import compile_custom
+from enzyme_py.frontend.deferred_bindings import Deferral, deferred_bindings
 from enzyme_py.frontend.errors import FrontendError
 from enzyme_py.frontend.expressions import ExpressionCompiler
 from enzyme_py.frontend.ftypes import (
@@ -146,10 +147,19 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         # views whose loads a store redirects, by pointer (see `carried`)
         self.carried: dict[Value, Callable[[list[Value]], Value]] = {}
         self.heap = Heap(self)
+        # array variables computed where they are read (`deferred_bindings`): the plans by
+        # binding statement, the lazy values bound, and the buffers each reading statement
+        # frees when it ends
+        self.deferrable: dict[int, Deferral] = {}
+        self.deferred: dict[str, L.Lazy] = {}
+        self.deferred_buffers: dict[int, list[Value]] = {}
 
     def compile(self) -> Compiled:
         key = (self.pyfunc, self.arg_types)
         self.typer.infer()
+        self.deferrable = deferred_bindings(
+            self.fdef, {n for n, t in self.typer.env.items() if isinstance(t, Array)},
+            self.typer.shared, self.once_bound, self.typer.resolve_global)
         ret_t = self.typer.return_type
         assert ret_t is not None
         self.session.return_types[key] = ret_t
@@ -245,7 +255,10 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
         self.b.store(convert(self.b, val, t).v, var[1])  # type: ignore[index]
 
 
-    def load_var(self, name: str) -> SVal | AVal:
+    def load_var(self, name: str) -> SVal | AVal | L.Lazy:
+        deferred = self.deferred.get(name)
+        if deferred is not None:
+            return deferred
         var = self.vars[name]
         if isinstance(var, ArrayVar):
             return self._load_array(name, var)
@@ -280,6 +293,10 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             method(s)
         finally:
             self.heap.end_statement()
+        buffers = self.deferred_buffers.pop(id(s), None)
+        if buffers is not None and not self.terminated():
+            for slot in buffers:  # (a statement that returns leaves them to the exit)
+                self.heap.rebind(slot, None)
 
     def stmt_Pass(self, s: ast.Pass) -> None:
         pass
@@ -303,8 +320,28 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
             self._unpack(s.targets[0], s.value)
             return
         val = self.expr(s.value)
+        plan = self.deferrable.get(id(s))
+        if plan is not None and self._defer(plan, val):
+            return
         for target in s.targets:
             self.assign(target, val, s.value)
+
+    def _defer(self, plan: Deferral, val: object) -> bool:
+        """Bind `plan.name` to the lazy `val` itself (`deferred_bindings`): the buffers this
+        statement made, which `val` may read, are kept until `plan.use` ends. False (bind as
+        usual) where `val` is not a plain lazy value of the variable's type."""
+        var = self.vars.get(plan.name)
+        if not (isinstance(val, L.Lazy) and val.mask is None and isinstance(var, ArrayVar)
+                and var.type.same_values(val.type)):
+            return False
+        kept = self.deferred_buffers.setdefault(id(plan.use), [])
+        for buffer in list(self.heap.levels[-1]):
+            if self.heap.claim(buffer):
+                slot = self.heap.new_slot(f"{plan.name}.deferred")
+                self.b.store(buffer, slot)
+                kept.append(slot)
+        self.deferred[plan.name] = val
+        return True
 
     def stmt_AnnAssign(self, s: ast.AnnAssign) -> None:
         if s.value is None:

@@ -20,14 +20,20 @@ from enzyme_py.testing import check_grad
 RNG = np.random.default_rng(11)
 
 
+# (each result is read by two statements, so it is stored: a variable read by one statement
+# only is computed where it is read, `deferred_bindings`)
+
+
 def scaled_shift(a, b, q):
     c = q[None, :, :] * a + b
-    return np.sum(c * c)
+    s = np.sum(c * c)
+    return s + c[0, 0, 0]
 
 
 def outer_difference(x, m):
     xc = x[:, None, :] - m[None, :, :]
-    return np.sum(xc * xc)
+    s = np.sum(xc * xc)
+    return s + xc[0, 0, 0]
 
 
 def _loops(f, *args) -> int:
