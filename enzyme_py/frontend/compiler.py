@@ -335,6 +335,8 @@ class FunctionCompiler(ExpressionCompiler, ArrayVariables):
                 and var.type.same_values(val.type)):
             return False
         kept = self.deferred_buffers.setdefault(id(plan.use), [])
+        # (a value deferred to this statement is part of `val` now: its buffers wait too)
+        kept.extend(self.deferred_buffers.pop(id(plan.binding), []))
         for buffer in list(self.heap.levels[-1]):
             if self.heap.claim(buffer):
                 slot = self.heap.new_slot(f"{plan.name}.deferred")

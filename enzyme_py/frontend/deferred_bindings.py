@@ -20,12 +20,14 @@ A binding `v = e` is deferred when (pure AST analysis, before any code is made):
   `np.matmul`: their results are buffers made by the binding statement). No function is
   evaluated per element (`np.exp`), so an element computed again (a broadcast read) costs a
   few operations and loads, as the read of a stored element does;
-- every read of `v` lies in one later statement of the body, `use`, outside nested scopes
-  (lambdas, comprehensions, local functions): read once, anywhere an expression may be; read
+- every read of `v` lies in one later statement of the body, `use` (an assignment, a
+  `return` or an expression: no branch or loop), outside nested scopes (lambdas,
+  comprehensions, local functions): read once, anywhere an expression may be; read
   more than once, only as an operand of arithmetic (`qx * qx`: the optimizer computes the
   element once);
 - nothing from the binding to the end of `use` can change what `e` reads: the statements
-  between assign names only (not `v`, nor a name `e` reads: rebinding frees an owned buffer),
+  between assign names only (not `v`, nor a name `e` reads, nor one that a deferred value `e`
+  reads reads: rebinding frees an owned buffer),
   and neither they nor `use` call anything but NumPy's and math's functions that write no
   array (no `out=`, no `np.copyto`, no `ufunc.at`), a few builtins, and methods that return
   a new value (`a.sum()`, `a.reshape(...)`).
@@ -46,6 +48,9 @@ import numpy as np
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp, ast.ClassDef)
+# statements that may read a deferred value: no branch or loop (whose body could write what
+# it reads before reading it, or read it again on every iteration)
+_SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _PRODUCTS = frozenset({"einsum", "dot", "matmul"})
 # NumPy functions that write an array they are given
@@ -77,6 +82,9 @@ def deferred_bindings(fdef: ast.FunctionDef, arrays: set[str], shared: set[str],
     body = fdef.body
     reads = _reads_by_name(fdef)
     out: dict[int, Deferral] = {}
+    # what each deferred value reads, deferred values it reads included (a chain `a = x * 2`,
+    # `b = a + 1`: b's value reads x too, where b's one statement reads it)
+    read_sets: dict[str, set[str]] = {}
     for at, stmt in enumerate(body):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
                 isinstance(stmt.targets[0], ast.Name)):
@@ -89,11 +97,15 @@ def deferred_bindings(fdef: ast.FunctionDef, arrays: set[str], shared: set[str],
         if use_at is None:
             continue
         read_by_value = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
-        between = body[at + 1:use_at]
-        if all(_rebinds_only(s, read_by_value | {name}) and _writes_nothing(s, resolve)
-               for s in between) and _writes_nothing(body[use_at], resolve) and \
-                _read_where_fused(body[use_at], name):
-            out[id(stmt)] = Deferral(name, stmt, body[use_at])
+        for other in [n for n in read_by_value if n in read_sets]:
+            read_by_value |= read_sets[other]
+        between, use = body[at + 1:use_at], body[use_at]
+        if isinstance(use, _SIMPLE) and \
+                all(_rebinds_only(s, read_by_value | {name}) and _writes_nothing(s, resolve)
+                    for s in between) and _writes_nothing(use, resolve) and \
+                _read_where_fused(use, name):
+            out[id(stmt)] = Deferral(name, stmt, use)
+            read_sets[name] = read_by_value
     return out
 
 
@@ -130,25 +142,24 @@ def _outside_scopes(node: ast.AST):
 
 def _cheap(e: ast.expr, resolve: Callable[[ast.expr], object]) -> bool:
     """`e` computes no function per element (see the module docstring)."""
-    for node in ast.walk(e):
-        if isinstance(node, ast.Call):
-            if _numpy_name(node.func, resolve) not in _PRODUCTS or \
-                    any(k.arg == "out" for k in node.keywords):
-                return False
-        elif isinstance(node, ast.BinOp):
-            if not isinstance(node.op, (*_ARITHMETIC, ast.MatMult)):
-                return False
-        elif isinstance(node, ast.UnaryOp):
-            if not isinstance(node.op, ast.USub | ast.UAdd):
-                return False
-        elif isinstance(node, ast.Attribute):
-            if node.attr != "T" and not isinstance(node.ctx, ast.Load):
-                return False
-        elif not isinstance(node, ast.Name | ast.Constant | ast.Subscript | ast.Slice |
-                            ast.Tuple | ast.expr_context | ast.keyword | ast.operator |
-                            ast.unaryop):
-            return False
-    return True
+    if isinstance(e, ast.Call):
+        return _numpy_name(e.func, resolve) in _PRODUCTS and \
+            not any(k.arg == "out" for k in e.keywords) and \
+            all(_cheap(a, resolve) for a in (*e.args, *(k.value for k in e.keywords)))
+    if isinstance(e, ast.BinOp):
+        ok = isinstance(e.op, (*_ARITHMETIC, ast.MatMult))
+        return ok and _cheap(e.left, resolve) and _cheap(e.right, resolve)
+    if isinstance(e, ast.UnaryOp):
+        return isinstance(e.op, ast.USub | ast.UAdd) and _cheap(e.operand, resolve)
+    if isinstance(e, ast.Attribute):
+        return e.attr == "T" and _cheap(e.value, resolve)
+    if isinstance(e, ast.Subscript):
+        return _cheap(e.value, resolve) and _cheap(e.slice, resolve)
+    if isinstance(e, ast.Slice):
+        return all(_cheap(p, resolve) for p in (e.lower, e.upper, e.step) if p is not None)
+    if isinstance(e, ast.Tuple):
+        return all(_cheap(x, resolve) for x in e.elts)
+    return isinstance(e, ast.Name | ast.Constant)
 
 
 def _numpy_name(func: ast.expr, resolve: Callable[[ast.expr], object]) -> str | None:

@@ -58,10 +58,18 @@ def read_once_by_a_reduction(a, b, w):
     return np.sum(np.log1p(r * r)) / n
 
 
+def chained(a, b, w):
+    r = a * w[None, :]
+    p = r - b
+    return np.sum(p * p)
+
+
 def test_arithmetic_read_in_the_next_statement_is_not_stored():
     args = _args()
     check(sum_of_squares, *args, argnums=(0, 1, 2))
     assert _buffers(sum_of_squares, *args) == 0
+    check(chained, *args, argnums=(0, 1, 2))  # (r read by p's binding, p by the return)
+    assert _buffers(chained, *args) == 0
     assert _buffers(stored_sum_of_squares, *args) == 1  # (read by two statements)
 
 
@@ -112,6 +120,22 @@ def written_by_a_call_statement(a, b, w):
     return np.sum(r * b)
 
 
+def chained_then_rebound(a, b, w):
+    c = a + 0.0
+    r = c * w[None, :]
+    p = r - b  # (deferred to the return, p would read c after `c = ...` freed it)
+    c = b * 3.0
+    return np.sum(p * p) + np.sum(c)
+
+
+def read_in_a_branch(a, b, w):
+    r = a * w[None, :]
+    s = 0.0
+    if w[0] > -10.0:
+        s = np.sum(r * b)
+    return s
+
+
 def computed_per_element(a, b, w):
     r = np.exp(a) * w[None, :]
     return np.sum(r * r)
@@ -138,7 +162,8 @@ def _numpy_differences(f, args, argnums, h=1e-6):
 
 @pytest.mark.parametrize("f, buffers", [
     (written_between, 2), (rebound_between, 2), (written_by_a_call_in_the_reading_statement, 2),
-    (written_by_a_call_statement, 2), (computed_per_element, 1), (read_by_a_product, 2)])
+    (written_by_a_call_statement, 2), (chained_then_rebound, 3), (read_in_a_branch, 1),
+    (computed_per_element, 1), (read_by_a_product, 2)])
 def test_bindings_that_must_be_stored_are(f, buffers):
     args = _args()
     got = ez.jit(f)(*[np.copy(a) for a in args])
