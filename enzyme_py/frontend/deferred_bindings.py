@@ -16,8 +16,10 @@ A binding `v = e` is deferred when (pure AST analysis, before any code is made):
   the only binding site of `v` (`binding_sites.once_bound`: not a parameter either), an array
   variable no other array variable views (not in `Typer.shared`);
 - `e` is cheap to compute more than once per element: arithmetic (`+ - * /`, unary `-`),
-  names, constants, subscripts, `.T`, and matrix products (`@`, `np.einsum`, `np.dot`,
-  `np.matmul`: their results are buffers made by the binding statement). No function is
+  comparisons and `& | ^ ~`, NumPy's functions of about that cost (`np.square`, `np.abs`,
+  `np.maximum`, `np.where`, `np.clip` ...), names, constants, subscripts, `.T`, and matrix
+  products (`@`, `np.einsum`, `np.dot`, `np.matmul`: their results are buffers made by the
+  binding statement). No function is
   evaluated per element (`np.exp`), so an element computed again (a broadcast read) costs a
   few operations and loads, as the read of a stored element does;
 - every read of `v` lies in one later statement of the body, `use` (an assignment, a
@@ -53,6 +55,10 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _PRODUCTS = frozenset({"einsum", "dot", "matmul"})
+# NumPy's element-wise functions that cost about an arithmetic operation per element
+_CHEAP_FUNCTIONS = frozenset({"square", "abs", "absolute", "negative", "add", "subtract",
+                              "multiply", "maximum", "minimum", "fmax", "fmin", "where",
+                              "clip", "sign"})
 # NumPy functions that write an array they are given
 _WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis",
                       "at"})
@@ -143,14 +149,16 @@ def _outside_scopes(node: ast.AST):
 def _cheap(e: ast.expr, resolve: Callable[[ast.expr], object]) -> bool:
     """`e` computes no function per element (see the module docstring)."""
     if isinstance(e, ast.Call):
-        return _numpy_name(e.func, resolve) in _PRODUCTS and \
+        return _numpy_name(e.func, resolve) in _PRODUCTS | _CHEAP_FUNCTIONS and \
             not any(k.arg == "out" for k in e.keywords) and \
             all(_cheap(a, resolve) for a in (*e.args, *(k.value for k in e.keywords)))
     if isinstance(e, ast.BinOp):
-        ok = isinstance(e.op, (*_ARITHMETIC, ast.MatMult))
+        ok = isinstance(e.op, (*_ARITHMETIC, ast.MatMult, ast.BitAnd, ast.BitOr, ast.BitXor))
         return ok and _cheap(e.left, resolve) and _cheap(e.right, resolve)
     if isinstance(e, ast.UnaryOp):
-        return isinstance(e.op, ast.USub | ast.UAdd) and _cheap(e.operand, resolve)
+        return isinstance(e.op, ast.USub | ast.UAdd | ast.Invert) and _cheap(e.operand, resolve)
+    if isinstance(e, ast.Compare):
+        return all(_cheap(x, resolve) for x in (e.left, *e.comparators))
     if isinstance(e, ast.Attribute):
         return e.attr == "T" and _cheap(e.value, resolve)
     if isinstance(e, ast.Subscript):

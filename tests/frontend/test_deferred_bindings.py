@@ -80,6 +80,25 @@ def test_a_matrix_product_in_the_binding_is_kept_until_the_read():
     assert _buffers(product_then_square, *args) == 2
 
 
+def hinge(a, b, w):
+    m = np.maximum(a * w[None, :] - b, 0.0)
+    return np.sum(np.square(m))
+
+
+def selected(a, b, w):
+    keep = (a > b) & (b > -1.0)
+    t = np.where(keep, a, 0.0)
+    return np.sum(t * w[None, :])
+
+
+def test_cheap_numpy_functions_and_masks_are_deferred_too():
+    args = _args()
+    check(hinge, *args, argnums=(0, 1, 2))
+    check(selected, *args, argnums=(0, 2))
+    assert _buffers(hinge, *args) == 0
+    assert _buffers(selected, *args) == 0  # (keep is read by t's binding, t by the return)
+
+
 def test_assignments_of_other_names_may_come_between():
     args = _args()
     check(read_once_by_a_reduction, *args, argnums=(0, 1))
