@@ -11,6 +11,9 @@ between iterations is asked of `tape_facts.py`). Invariants:
   forward sweep needs for nothing but the reverse (`forward_needs`: its forward evaluation,
   and the tape it would fill, become dead code);
 - a basic induction variable is rebuilt from the reverse iteration counter;
+- a load of a scratch array that an earlier sibling loop filled, in the same iteration of
+  the loops around both, is the stored value rebuilt at the reading loop's iteration number,
+  where that value is recomputable (`forwarded_loads.py`);
 - everything else is cached: an entry-block slot outside loops; inside loops an array indexed
   by the canonical iteration number of its home loop (`_home_loop`: the value's loop, or an
   enclosing one when the loops inside it repeat the value unchanged, as a load of memory they
@@ -43,6 +46,7 @@ from enzyme_py.ad.accumulation import Accumulation
 from enzyme_py.ad.adjoint_values import add_values, adjoint_zero
 from enzyme_py.ad.context import DerivationContext
 from enzyme_py.ad.forward_needs import ForwardNeeds
+from enzyme_py.ad.forwarded_loads import ForwardedLoads
 from enzyme_py.ad.reverse_cfg import ControlFlow, LoopState
 from enzyme_py.ad.runtime import (
     bytes_product,
@@ -134,6 +138,7 @@ class Tape:
         # the gradient returns the primal's result (set by the state that owns the tape)
         self.result_needed = True
         self._needs: ForwardNeeds | None = None
+        self._forwarding: ForwardedLoads | None = None  # (made at the first load it is asked)
         # the tape's alias scope lists, for its stores and its loads (`tape_scope.py`)
         self._scope: tuple[str, str] | None = None
 
@@ -313,7 +318,50 @@ class Tape:
             new.operands = [self.lookup(o) for o in new.operands]
             new.name = v.name
             return self.b.insert(new)
+        if isinstance(v, I.Load):
+            forwarded = self._forwarded(v)
+            if forwarded is not None:
+                return forwarded
         return self._load_cached(v, lp)
+
+    def _forwarded(self, v: I.Load) -> Value | None:
+        """`v`'s value rebuilt from the store an earlier sibling loop filled its array with
+        (`forwarded_loads.py`): the stored value, with the filling loop's induction variables
+        taken at the reading loop's iteration number; None where that value is not
+        recomputable here (then `v` is cached)."""
+        if self.ctx.device.on_device:
+            return None  # (other threads may write a shared scratch array)
+        if self._forwarding is None:
+            self._forwarding = ForwardedLoads(self.cf, self.facts)
+        found = self._forwarding.find(v)
+        if found is None:
+            return None
+        filler = found.filler
+        value = found.store.value
+        inside = filler.loop.blocks
+        if isinstance(value, I.Instruction) and value.parent in inside and \
+                not self.is_cheap(value):
+            return None
+        built: dict[Value, Value] = {}
+
+        def rebuild(x: Value) -> Value:
+            if not isinstance(x, I.Instruction) or x.parent not in inside:
+                return self.lookup(x)
+            got = built.get(x)
+            if got is None:
+                if x is filler.iv:
+                    got = self.b.load(T.I64, found.reader.riv_slot, 8)
+                elif x in filler.ivs:
+                    got = self._rebuild_iv(filler.ivs[x], found.reader)
+                else:
+                    new = clone_instruction(x, {}, {})
+                    new.operands = [rebuild(o) for o in new.operands]
+                    new.name = x.name
+                    got = self.b.insert(new)
+                built[x] = got
+            return got
+
+        return rebuild(value)
 
     def _recompute_size(self, v: I.Instruction) -> int:
         """About how many instructions recomputing `v` takes in a block of the reverse sweep

@@ -69,6 +69,11 @@ class TapeFacts:
                     return True
         return False
 
+    def writes_to(self, objs: frozenset) -> list[tuple[I.Instruction, frozenset]]:
+        """The writes of this thread (and lifetime markers) that may touch memory in `objs`
+        (other threads' writes are `written_after`'s and `written_in`'s business)."""
+        return [(w, wobjs) for w, wobjs in self._writes() if may_alias(objs, wobjs)]
+
     def _other_threads_write(self, objs: frozenset) -> bool:
         """(GPU, a kernel with barriers) other threads may write memory in `objs` while this
         one waits: it is reachable by them and some thread writes it."""
