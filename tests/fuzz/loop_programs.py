@@ -10,8 +10,9 @@ Constructs: `for` over `range(a, b[, step])` with bounds from the arguments or c
 (empty and one-iteration ranges too), `reversed(range(...))`, nested and triangular loops,
 `while` loops with a counter, `if`/`elif`/`else` on floats and on indices, `break`,
 `continue`, early `return`, `+=`/`-=`/`*=` accumulations, local work arrays (`np.zeros`,
-`np.empty` filled before they are read, `.copy()` of an argument) updated in place through
-recurrences (`u[i] = u[i - 1] * c + ...`, reads at `i - 1` and `i + 1` of the array the loop
+`np.empty` filled before they are read, `.copy()` of an argument, a row of 3 refilled on
+every iteration of an outer loop and read by later loops of that iteration) updated in place
+through recurrences (`u[i] = u[i - 1] * c + ...`, reads at `i - 1` and `i + 1` of the array the loop
 writes), ping-pong stencil buffers swapped by name, `math` functions on safe domains,
 `min`/`max`/`abs`, index arithmetic (`x[(i * 3) % n]`, `x[n - 1 - i]`), 2-D arrays
 (`A[i, j]`), helpers returning floats or tuples or writing into an array argument,
@@ -546,6 +547,32 @@ class _Gen:
         self.scopes.pop()
         self.scopes[-1].arrays.append(_Arr(name, (_Len("n", lambda n: n), cols), True))
 
+    def scratch_row(self, ind: int) -> None:
+        """A row of 3 refilled by one loop on every iteration of an outer loop, then read by
+        one or two later loops of the same iteration (ADBench GMM's `xcentered`: the tape
+        rebuilds what such reads read, `ad/forwarded_loads.py`)."""
+        r = self.rng
+        t = self.fresh("row")
+        accs = self.all("accs")
+        self.emit(ind, f"{t} = np.empty(3)")
+        self.emit(ind, "for i in range(n):")
+        self.scopes.append(_Scope(ivars=[_IntVar("i", lambda n: 0, lambda n: n - 1)]))
+        self.loop_depth += 1
+        self.emit(ind + 1, "for j in range(3):")
+        self.scopes.append(_Scope(ivars=[_IntVar("j", lambda n: 0, lambda n: _K - 1)]))
+        self.emit(ind + 2, f"{t}[j] = {self.rhs()}")
+        self.scopes.pop()
+        for _ in range(r.choice([1, 1, 2])):
+            self.emit(ind + 1, "for j in range(3):")
+            self.scopes.append(_Scope(ivars=[_IntVar("j", lambda n: 0, lambda n: _K - 1)]))
+            self.safe = True
+            read = self.squash(f"{t}[j]")
+            self.safe = False
+            self.emit(ind + 2, f"{r.choice(accs)} += {read} * {self.rhs(1)}")
+            self.scopes.pop()
+        self.loop_depth -= 1
+        self.scopes.pop()
+
     def work_array(self, ind: int) -> None:
         r = self.rng
         t = self.fresh("t")
@@ -632,6 +659,8 @@ class _Gen:
                 self.stencil(1)
             elif k < 0.5:
                 self.matrix(1)
+            elif k < 0.56:
+                self.scratch_row(1)
             self.loop(1)
         self.emit(1, f"return {self.ret_expr()}")
         body = "\n".join(self.lines)
