@@ -87,6 +87,7 @@ def deferred_bindings(fdef: ast.FunctionDef, arrays: set[str], shared: set[str],
     name stands for."""
     body = fdef.body
     reads = _reads_by_name(fdef)
+    resolve = _globals_only(fdef, resolve)
     out: dict[int, Deferral] = {}
     # what each deferred value reads, deferred values it reads included (a chain `a = x * 2`,
     # `b = a + 1`: b's value reads x too, where b's one statement reads it)
@@ -113,6 +114,28 @@ def deferred_bindings(fdef: ast.FunctionDef, arrays: set[str], shared: set[str],
             out[id(stmt)] = Deferral(name, stmt, use)
             read_sets[name] = read_by_value
     return out
+
+
+def _globals_only(fdef: ast.FunctionDef, resolve: Callable[[ast.expr], object]
+                  ) -> Callable[[ast.expr], object]:
+    """`resolve` for names that are not the function's own (a parameter or a local that
+    shares a global's name is not looked up: each lookup is recorded for the persistent
+    cache, and a module-level array there would make the function uncacheable)."""
+    args = fdef.args
+    local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} | \
+        {a.arg for a in (args.vararg, args.kwarg) if a is not None} | \
+        {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
+         isinstance(n.ctx, ast.Store | ast.Del)}
+
+    def resolved(e: ast.expr) -> object:
+        root = e
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in local:
+            raise LookupError(ast.unparse(e))
+        return resolve(e)
+
+    return resolved
 
 
 def _reads_by_name(fdef: ast.FunctionDef) -> dict[str, list[ast.Name]]:

@@ -244,5 +244,11 @@ def test_the_plan_names_only_cheap_bindings_read_by_one_statement_safely():
     # loop between), m (the reading statement calls a function of the program)
     assert {p.name: ast.unparse(p.use) for p in plan.values()} == {
         "a": "s = np.sum(a * a)", "k": "q = y.sum() + np.sum(k / 2.0)"}
+    asked: list[str] = []
+    deferred_bindings(fdef, arrays, set(), once_bound(fdef, set()),
+                      lambda e: asked.append(ast.unparse(e)) or _resolve(e))
+    # (each global lookup is recorded for the persistent cache: a parameter or a local that
+    # shares a global's name, a module-level array say, is never looked up)
+    assert asked and not [n for n in asked if n.split(".")[0] in set("xyabchedkmnstuvwzqr")]
     assert deferred_bindings(fdef, arrays, {"a"}, once_bound(fdef, set()), _resolve).keys() \
         == {id(p.binding) for p in plan.values() if p.name == "k"}  # a shared: bound as before
