@@ -119,6 +119,37 @@ def test_float32_sums_are_checked_against_their_float64_twin() -> None:
                                "program in float64" in finding.message), finding
 
 
+def _seed_12886():
+    p = program_for_seed(12886)
+    return p.source, p.make_args(12886)
+
+
+def test_a_jump_that_the_usual_step_crosses_is_checked_at_a_finer_float64_step() -> None:
+    """Seed 12886: moving x[0, 0] moves z7 twenty times as far, across a comparison of
+    `np.where` within a step of 1e-3, so both quotients of the float32 program (the finer one
+    drowns in float32 rounding) and the usual one of its float64 twin differ from our
+    gradient. The twin's quotient at step 1e-6 agrees (it was flagged wrong)."""
+    source, args = _seed_12886()
+    finding = check_program(source, args, (0, 1, 2), stages=("grad",))
+    assert finding is None or (finding.outcome is Outcome.INCONCLUSIVE and
+                               "step 1e-06" in finding.message), finding
+
+
+def test_a_wrong_gradient_near_that_jump_is_still_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ez.value_and_grad
+
+    def off(f, argnums=0):
+        def run(*args):
+            value, g = real(f, argnums=argnums)(*args)
+            return value, tuple(gk * np.float32(1.1) for gk in g)
+        return run
+
+    monkeypatch.setattr(ez, "value_and_grad", off)
+    source, args = _seed_12886()
+    finding = check_program(source, args, (0, 1, 2), stages=("grad",))
+    assert finding is not None and finding.outcome is Outcome.WRONG, finding
+
+
 def test_a_wrong_float32_gradient_is_still_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
     """The float64 twin does not excuse a gradient off by 10%."""
     real = ez.value_and_grad
