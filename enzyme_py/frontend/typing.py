@@ -90,6 +90,11 @@ class Typer(CallTyper, TreeTyper):
         self.fdef_assigned = assigned
         # parameters the body never rebinds (their views read the caller's memory)
         self.fixed_params = {p for p in arg_types if p not in assigned}
+        # names that are the function's own (its parameters and what it assigns): never
+        # looked up as globals, as Python does not (`resolve_global`)
+        declared = {n for node in ast.walk(fdef) if isinstance(node, ast.Global | ast.Nonlocal)
+                    for n in node.names}
+        self._own_names = (frozenset(arg_types) | assigned) - declared
         # array variables whose memory another array variable may view (see `arrays.heap`),
         # and where each view of it is taken (the expression, `array_vars`)
         self.shared: set[str] = set()
@@ -644,7 +649,15 @@ class Typer(CallTyper, TreeTyper):
     def resolve_global(self, e: ast.expr) -> object:
         """The object a global name or dotted name (`math.pi`, `np.sin`) refers to, or a
         local function's. Each lookup of a global is reported to `on_global` (the persistent
-        cache checks the same names resolve to the same things before it reuses code)."""
+        cache checks the same names resolve to the same things before it reuses code). A
+        name the function binds itself is no global (missing, and not reported: a parameter
+        sharing a module-level array's name made the function uncacheable)."""
+        root = e
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self._own_names and \
+                root.id not in self.local_functions:
+            return _MISSING
         got = self._resolve(e)
         if self.on_global is not None:
             names = _dotted(e)

@@ -166,3 +166,28 @@ def test_the_package_source_hash_is_kept_by_the_sources_times_and_sizes(cache) -
     assert _package_sources() == first  # read back from the memo
     memo.write_text("damaged")  # not a digest: hashed again and rewritten
     assert _package_sources() == first and memo.read_text() == first
+
+
+SHADOWED = """
+import numpy as np
+
+weights = np.ones(3)  # a module-level array a parameter's name shadows
+
+
+def f(weights, b):
+    return float(np.sum(weights * b)) + weights.sum()
+"""
+
+
+def test_a_parameter_named_like_a_module_level_array_is_cached(tmp_path, cache) -> None:
+    # (the front end looked `weights.sum` up as a global, an array's method: a lookup the
+    # cache cannot fingerprint, so nothing was stored and every process compiled again)
+    path = tmp_path / "dc_shadowed.py"
+    path.write_text(SHADOWED)
+    spec = importlib.util.spec_from_file_location("dc_shadowed", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["dc_shadowed"] = mod
+    spec.loader.exec_module(mod)
+    a, b = np.arange(3.0), np.ones(3)
+    np.testing.assert_allclose(ez.grad(mod.f, cache=True)(a, b), b + 1.0)
+    assert list(cache.rglob("f-*.pkl")), "no cache entry was stored"
