@@ -66,9 +66,15 @@ class ForwardedLoads:
         self.cf = cf
         self.facts = facts
         self._stores: dict[int, list[I.Store]] | None = None  # by id of the base
+        self._found: dict[I.Load, Forwarding | None] = {}  # (the tape asks once per block)
 
     def find(self, load: I.Load) -> Forwarding | None:
         """The store whose value `load` reads (see the module docstring), or None."""
+        if load not in self._found:
+            self._found[load] = self._search(load)
+        return self._found[load]
+
+    def _search(self, load: I.Load) -> Forwarding | None:
         cf = self.cf
         if load.flags or load.ordering or load not in cf.original or load.parent is None:
             return None
@@ -109,12 +115,11 @@ def _filled_by(store: I.Store, load: I.Load, reader: LoopState, cf: ControlFlow,
     if filler is None or filler.trip is None or filler_loop is reader_loop or \
             store.flags or store.ordering or elem != load.type or \
             store.value.type != load.type or index is not filler.trip.iv.phi or \
-            _inside(base, filler_loop) or filler_loop.parent is not reader_loop.parent or \
-            reader_loop.header in filler_loop.blocks or filler_loop.header in reader_loop.blocks:
-        return None
+            _inside(base, filler_loop) or filler_loop.parent is not reader_loop.parent:
+        return None  # (two different loops with one parent: neither is inside the other)
     trip = filler.trip
     if not _same_count(trip, reader.trip) or filler_loop.exiting != [trip.exiting] or \
-            trip.exiting is None or not cf.dom.dominates(store.parent, trip.exiting):
+            not cf.dom.dominates(store.parent, trip.exiting):
         return None
     if not _always_before(filler_loop, reader_loop, cf):
         return None

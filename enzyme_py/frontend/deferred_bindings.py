@@ -43,6 +43,7 @@ same order; only where they are stored changes.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -197,14 +198,19 @@ def _numpy_name(func: ast.expr, resolve: Callable[[ast.expr], object]) -> str | 
     """The name of the NumPy function `func` stands for, else None."""
     if not isinstance(func, ast.Attribute | ast.Name):
         return None
-    try:
-        got = resolve(func)
-    except Exception:  # noqa: BLE001 - a name the typer cannot resolve: not NumPy's
-        return None
+    got = _looked_up(func, resolve)
     module = getattr(got, "__module__", None) or ""
     if isinstance(got, np.ufunc) or module == "numpy" or module.startswith("numpy."):
         return func.attr if isinstance(func, ast.Attribute) else func.id
     return None
+
+
+def _looked_up(e: ast.expr, resolve: Callable[[ast.expr], object]) -> object | None:
+    """The global `e` stands for, or None (a local value, a name no global has)."""
+    try:
+        return resolve(e)
+    except Exception:  # noqa: BLE001 - whatever the resolver refuses is no global of ours
+        return None
 
 
 def _rebinds_only(stmt: ast.stmt, kept: set[str]) -> bool:
@@ -247,28 +253,15 @@ def _writes_nothing(stmt: ast.stmt, resolve: Callable[[ast.expr], object]) -> bo
 
 
 def _is_module(e: ast.expr, resolve: Callable[[ast.expr], object]) -> bool:
-    try:
-        got = resolve(e)
-    except Exception:  # noqa: BLE001 - a local value
-        return False
-    return type(got).__name__ == "module"
+    return type(_looked_up(e, resolve)).__name__ == "module"
 
 
 def _is_math(func: ast.expr, resolve: Callable[[ast.expr], object]) -> bool:
-    try:
-        got = resolve(func)
-    except Exception:  # noqa: BLE001 - a local value
-        return False
-    return getattr(got, "__module__", None) == "math"
+    return getattr(_looked_up(func, resolve), "__module__", None) == "math"
 
 
 def _is_builtin(func: ast.Name, resolve: Callable[[ast.expr], object]) -> bool:
-    import builtins
-
-    try:
-        return resolve(func) is getattr(builtins, func.id)
-    except Exception:  # noqa: BLE001 - a local value
-        return False
+    return _looked_up(func, resolve) is getattr(builtins, func.id)
 
 
 def _read_where_fused(use: ast.stmt, name: str) -> bool:
